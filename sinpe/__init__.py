@@ -1,0 +1,52 @@
+"""sinpe: the sinusoidal positional encoding of the Transformer, tested.
+
+The core (this namespace) needs only NumPy:
+
+- :func:`frequencies`, :func:`wavelengths` -- the ladder of angular frequencies.
+- :func:`positional_encoding` -- the table, for any finite real positions.
+- :func:`component` -- one entry from its scalar (0- or 1-indexed) formula.
+- :func:`add_positional_encoding` -- ``x * sqrt(d_model) + PE`` for embeddings.
+- :func:`shift_matrix` -- the rotation ``M_k`` with ``PE(p + k) = M_k PE(p)``.
+- :func:`layout_permutation`, :func:`convert_layout` -- interleaved <-> concat.
+- :func:`encode` and :data:`CONVENTIONS` -- tables as real code bases compute
+  them (paper, tensor2tensor, whisper, fairseq, marian, guided-diffusion).
+"""
+
+from sinpe._validation import LAYOUTS, PrecisionWarning
+from sinpe.conventions import (
+    CONVENTIONS,
+    Convention,
+    encode,
+    fairseq_embedding,
+    fairseq_positions,
+)
+from sinpe.core import (
+    add_positional_encoding,
+    component,
+    convert_layout,
+    frequencies,
+    layout_permutation,
+    positional_encoding,
+    shift_matrix,
+    wavelengths,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CONVENTIONS",
+    "LAYOUTS",
+    "Convention",
+    "PrecisionWarning",
+    "add_positional_encoding",
+    "component",
+    "convert_layout",
+    "encode",
+    "fairseq_embedding",
+    "fairseq_positions",
+    "frequencies",
+    "layout_permutation",
+    "positional_encoding",
+    "shift_matrix",
+    "wavelengths",
+]

@@ -1,0 +1,146 @@
+"""Input checks shared by the public functions.
+
+Every check raises a ``TypeError`` (wrong kind of thing) or a ``ValueError``
+(right kind, wrong value) whose message names the offending value and says
+what to pass instead. Nothing here returns NaN or silently switches convention.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import numpy.typing as npt
+
+#: Layout names accepted by the functions that build or convert tables.
+LAYOUTS = ("interleaved", "concat")
+
+#: Output dtypes the tables can be cast to (they are always computed in float64).
+SUPPORTED_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+#: Largest integer position that float64 holds exactly (2**53).
+MAX_EXACT_POSITION = 2**53
+
+
+class PrecisionWarning(UserWarning):
+    """The requested output dtype cannot faithfully hold what was asked for."""
+
+
+def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) -> int:
+    """Return ``d_model`` as an ``int`` after checking it is a positive (even) integer."""
+    if isinstance(d_model, (bool, np.bool_)) or not isinstance(d_model, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer, got {d_model!r} of type {type(d_model).__name__}; "
+            f"pass an int such as 512"
+        )
+    value = int(d_model)
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}; pass an even width such as 512")
+    if even and value % 2:
+        raise ValueError(
+            f"{name} must be even, got {value}: each frequency fills a (sin, cos) pair. "
+            f"Use {value - 1 if value > 1 else 2} or {value + 1}, or a named convention "
+            f"such as 'tensor2tensor' that pads odd widths with a zero column"
+        )
+    return value
+
+
+def check_base(base: object, *, name: str = "base") -> float:
+    """Return ``base`` as a float after checking it is finite, positive and not 1."""
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
+        raise TypeError(
+            f"{name} must be a real number, got {base!r} of type {type(base).__name__}; "
+            f"pass a float such as 10000.0"
+        )
+    value = float(base)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"{name} must be a finite number > 0, got {value!r}; the paper uses 10000.0"
+        )
+    if value == 1.0:
+        raise ValueError(
+            f"{name} must not be 1: every frequency would be 1 and all pairs identical; "
+            f"pass a base > 1 such as 10000.0"
+        )
+    return value
+
+
+def check_layout(layout: object, *, name: str = "layout") -> str:
+    """Return ``layout`` after checking it is one of :data:`LAYOUTS`."""
+    if not isinstance(layout, str) or layout not in LAYOUTS:
+        raise ValueError(
+            f"unknown {name} {layout!r}; use one of {', '.join(repr(x) for x in LAYOUTS)}"
+        )
+    return layout
+
+
+def check_dtype(dtype: npt.DTypeLike) -> np.dtype:
+    """Return ``np.dtype(dtype)`` after checking it is float16, float32 or float64."""
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(
+            f"dtype {dtype!r} is not a NumPy dtype; pass np.float64, np.float32 or np.float16"
+        ) from error
+    if resolved not in SUPPORTED_DTYPES:
+        raise TypeError(
+            f"dtype must be float16, float32 or float64, got {resolved}; the encoding is "
+            f"real-valued in [-1, 1], so integer, complex and extended types are not supported"
+        )
+    return resolved
+
+
+def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.ndarray:
+    """Return ``values`` as a float64 array after checking every entry is a finite real.
+
+    Booleans, strings, objects and complex numbers raise ``TypeError``; NaN,
+    infinities and integers beyond 2**53 (not exact in float64) raise ``ValueError``.
+    """
+    array = np.asarray(values)
+    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must be real numbers (int or float), got an array of dtype {array.dtype}; "
+            f"pass e.g. np.arange(n)"
+        )
+    if array.dtype.kind in "iu":
+        if array.size and int(np.max(np.abs(array.astype(object)))) > MAX_EXACT_POSITION:
+            raise ValueError(
+                f"{name} contains integers beyond 2**53 that float64 cannot hold exactly; "
+                f"shift the positions (the encoding of p + k is a rotation of that of p)"
+            )
+        return array.astype(np.float64)
+    result = array.astype(np.float64)
+    finite = np.isfinite(result)
+    if not finite.all():
+        where = tuple(int(i) for i in np.argwhere(~finite)[0])
+        raise ValueError(
+            f"{name} must be finite, got {result[where]!r} at index {where}; "
+            f"remove or replace NaN and infinite entries"
+        )
+    return result
+
+
+def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: int = 3) -> None:
+    """Warn when ``dtype`` cannot hold the phase of the fastest pair at these positions.
+
+    The fastest pair turns by one radian per position. Beyond ``2 / eps(dtype)``
+    (2048 for float16) the dtype has no numbers between consecutive integers, so
+    positions -- and the phases ``p * w`` -- stop being representable in it. The
+    table itself is still computed in float64 and rounded once, but anything that
+    recomputes or compares phases in this dtype is wrong there.
+    """
+    if dtype == np.float64 or positions.size == 0:
+        return
+    limit = 2.0 / float(np.finfo(dtype).eps)
+    largest = float(np.max(np.abs(positions)))
+    if largest > limit:
+        warnings.warn(
+            f"{dtype} cannot resolve the phase at position {largest:g}: beyond {limit:g} it "
+            f"has no values between consecutive positions. The table was computed in float64 "
+            f"and rounded once (each entry within {float(np.finfo(dtype).eps):g} of the truth), "
+            f"but phases or positions handled in {dtype} are wrong there; "
+            f"use dtype=np.float32 or np.float64",
+            PrecisionWarning,
+            stacklevel=stacklevel,
+        )

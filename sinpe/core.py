@@ -1,0 +1,525 @@
+"""The sinusoidal positional encoding of Vaswani et al. (2017), section 3.5.
+
+For an even width ``d`` and a base ``C`` (10000 in the paper) the encoding of a
+position ``p`` pairs a sine and a cosine at each of ``d / 2`` angular
+frequencies ``w_i = C**(-2 i / d)``, ``i = 0, ..., d/2 - 1``::
+
+    PE(p, 2i)     = sin(p * w_i)
+    PE(p, 2i + 1) = cos(p * w_i)
+
+Everything is computed in float64 and cast to the requested dtype only at the
+end. NumPy is the only dependency of this module.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe._validation import (
+    check_base,
+    check_d_model,
+    check_dtype,
+    check_layout,
+    check_real_array,
+    warn_if_unresolvable,
+)
+
+__all__ = [
+    "add_positional_encoding",
+    "component",
+    "convert_layout",
+    "frequencies",
+    "layout_permutation",
+    "positional_encoding",
+    "shift_matrix",
+    "wavelengths",
+]
+
+
+def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Angular frequencies of the ``d_model / 2`` (sin, cos) pairs.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the encoding; a positive even integer.
+    base : float, optional
+        The constant ``C`` of the definition; finite, > 0 and not 1.
+        The paper uses 10000.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model // 2,)`` holding
+        ``w_i = base ** (-2 i / d_model)`` for ``i = 0, ..., d_model/2 - 1``,
+        in radians per position. ``w_0 = 1``; for ``base > 1`` they decrease.
+
+    Raises
+    ------
+    TypeError
+        If ``d_model`` is not an integer or ``base`` not a real number.
+    ValueError
+        If ``d_model`` is not positive and even, or ``base`` is not finite,
+        is <= 0 or equals 1.
+
+    See Also
+    --------
+    wavelengths : ``2 * pi / frequencies``.
+
+    Examples
+    --------
+    >>> import sinpe
+    >>> sinpe.frequencies(8)
+    array([1.   , 0.1  , 0.01 , 0.001])
+    >>> sinpe.frequencies(4, base=100.0)
+    array([1. , 0.1])
+    """
+    width = check_d_model(d_model)
+    constant = check_base(base)
+    exponents = -2.0 * np.arange(width // 2, dtype=np.float64) / width
+    with np.errstate(over="ignore", under="ignore"):
+        angular = np.power(constant, exponents)
+    if not np.all(np.isfinite(angular) & (angular > 0)):
+        raise ValueError(
+            f"base={constant!r} with d_model={width} gives frequencies outside float64 "
+            f"(overflow or underflow to 0); choose a base nearer 1e4"
+        )
+    return angular
+
+
+def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+    """Wavelengths, in positions, of the ``d_model / 2`` (sin, cos) pairs.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the encoding; a positive even integer.
+    base : float, optional
+        The constant ``C``; finite, > 0 and not 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array ``2 * pi / frequencies(d_model, base)``: a geometric
+        sequence from ``2 * pi`` up to ``2 * pi * base ** ((d_model - 2) / d_model)``
+        -- just short of ``2 * pi * base``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`frequencies`.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> np.round(sinpe.wavelengths(8) / (2 * np.pi), 6)
+    array([   1.,   10.,  100., 1000.])
+    """
+    return 2.0 * np.pi / frequencies(d_model, base)
+
+
+def _check_phases(phases: np.ndarray) -> None:
+    """Raise instead of returning NaN when ``position * frequency`` overflows float64."""
+    if not np.isfinite(phases).all():
+        raise ValueError(
+            "position * frequency overflows float64 (the phase would be infinite and "
+            "sin/cos NaN); use smaller positions or a base >= 1"
+        )
+
+
+def positional_encoding(
+    positions: npt.ArrayLike,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    layout: str = "interleaved",
+    dtype: npt.DTypeLike = np.float64,
+) -> np.ndarray:
+    """Sinusoidal positional encoding of one or many positions.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Any finite real numbers: integers, negative and fractional positions
+        are all valid, the function is defined on the whole real line.
+        Integers must not exceed ``2**53`` in magnitude (exact in float64).
+    d_model : int
+        Width of the encoding; a positive even integer.
+    base : float, optional
+        The constant ``C``; finite, > 0 and not 1. Default 10000 (the paper).
+    layout : {"interleaved", "concat"}, optional
+        ``"interleaved"`` (the paper): ``[sin w_0 p, cos w_0 p, sin w_1 p, ...]``.
+        ``"concat"``: all sines, then all cosines, as in tensor2tensor or
+        Hugging Face's Marian.
+    dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
+        Output dtype. The values are always computed in float64 and rounded
+        once at the end.
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of shape ``np.shape(positions) + (d_model,)``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric positions (bool, str, complex, object), a non-integer
+        ``d_model``, a non-real ``base`` or a dtype other than float16/32/64.
+    ValueError
+        For NaN or infinite positions, integers beyond ``2**53``, an odd or
+        non-positive ``d_model``, ``base <= 0`` or ``base == 1``, or an
+        unknown ``layout``.
+
+    Warns
+    -----
+    PrecisionWarning
+        When ``dtype`` has no numbers between consecutive positions at the
+        largest requested position (beyond 2048 for float16), so phases can no
+        longer be resolved in that dtype.
+
+    Notes
+    -----
+    Accuracy (float64 output): every entry is within
+    ``eps * (1 + (2 + |ln base|) * |p| * w_i)`` of the exact value for the exact
+    frequencies ``base ** (-2 i / d_model)``, where ``eps = 2**-52``. The
+    ``|p| w_i`` term is the rounding of the phase ``p * w_i`` (and of ``w_i``
+    itself), which no float64 evaluation of ``sin(p * w_i)`` avoids; for
+    ``|p| <= 10**6`` and ``base = 10000`` the bound is below ``2.6e-9``.
+    The test-suite checks it against mpmath at 50 digits.
+
+    Examples
+    --------
+    The worked vector of ``d_model = 8`` at position 1:
+
+    >>> import numpy as np, sinpe
+    >>> np.round(sinpe.positional_encoding(1, 8), 7)
+    array([0.841471 , 0.5403023, 0.0998334, 0.9950042, 0.0099998, 0.99995  ,
+           0.001    , 0.9999995])
+
+    Shapes follow the positions; the concat layout groups sines then cosines:
+
+    >>> sinpe.positional_encoding(np.arange(3), 4).shape
+    (3, 4)
+    >>> sinpe.positional_encoding([[0.0, 1.5]], 6, layout="concat").shape
+    (1, 2, 6)
+    >>> sinpe.positional_encoding(0, 4, layout="concat")
+    array([0., 0., 1., 1.])
+    """
+    chosen_layout = check_layout(layout)
+    out_dtype = check_dtype(dtype)
+    angular = frequencies(d_model, base)
+    where = check_real_array(positions, name="positions")
+    with np.errstate(over="ignore"):
+        phases = where[..., np.newaxis] * angular  # (..., d/2)
+    _check_phases(phases)
+    table = np.empty((*where.shape, angular.size * 2), dtype=np.float64)
+    if chosen_layout == "interleaved":
+        table[..., 0::2] = np.sin(phases)
+        table[..., 1::2] = np.cos(phases)
+    else:
+        table[..., : angular.size] = np.sin(phases)
+        table[..., angular.size :] = np.cos(phases)
+    warn_if_unresolvable(where, out_dtype)
+    return table.astype(out_dtype, copy=False)
+
+
+def component(
+    positions: npt.ArrayLike,
+    index: int,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    first_index: int = 0,
+) -> np.ndarray:
+    """One component of the encoding, evaluated from its own scalar formula.
+
+    This is the textbook definition written component by component, so it can
+    be set against :func:`positional_encoding` (which vectorises over the
+    frequencies). With ``first_index=1`` components are counted from 1 and the
+    formula is the one-indexed form::
+
+        [pe(p)]_{2i-1} = sin(p / C**(2(i-1)/d)),  [pe(p)]_{2i} = cos(p / C**(2(i-1)/d))
+
+    for ``i = 1, ..., d/2``; with ``first_index=0`` it is the paper's
+    ``PE(p, 2i) = sin(p / C**(2i/d))``, ``PE(p, 2i+1) = cos(p / C**(2i/d))``.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite real positions.
+    index : int
+        Which component, counted from ``first_index``.
+    d_model : int
+        Width; a positive even integer.
+    base : float, optional
+        The constant ``C``.
+    first_index : {0, 1}, optional
+        How components are counted.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``np.shape(positions)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`positional_encoding`; ``ValueError`` also for an index out of
+        range or a ``first_index`` other than 0 or 1.
+
+    Examples
+    --------
+    >>> import sinpe
+    >>> float(sinpe.component(1.0, 1, 8, first_index=1))  # sin(1)
+    0.8414709848078965
+    >>> float(sinpe.component(1.0, 0, 8, first_index=0))  # the same entry
+    0.8414709848078965
+    """
+    width = check_d_model(d_model)
+    constant = check_base(base)
+    if first_index not in (0, 1) or isinstance(first_index, bool):
+        raise ValueError(f"first_index must be 0 or 1, got {first_index!r}")
+    if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        raise TypeError(f"index must be an integer, got {index!r}")
+    if not first_index <= index < width + first_index:
+        raise ValueError(
+            f"index {index} is out of range for d_model={width} counted from {first_index}; "
+            f"use {first_index} .. {width + first_index - 1}"
+        )
+    where = check_real_array(positions, name="positions")
+    if first_index == 1:
+        pair = (index + 1) // 2  # i = 1 .. d/2
+        exponent = 2.0 * (pair - 1) / width
+        trig = np.sin if index % 2 == 1 else np.cos
+    else:
+        pair = index // 2  # i = 0 .. d/2 - 1
+        exponent = 2.0 * pair / width
+        trig = np.sin if index % 2 == 0 else np.cos
+    return trig(where / constant**exponent)
+
+
+def add_positional_encoding(
+    embeddings: npt.ArrayLike,
+    base: float = 10000.0,
+    *,
+    scale: bool = True,
+    start: float = 0,
+) -> np.ndarray:
+    """Add the encoding to token embeddings, as at the input of the Transformer.
+
+    Computes ``embeddings * sqrt(d_model) + PE(start + t)`` for ``t = 0, ...,
+    seq - 1``, the scaling of section 3.4 of the paper (``scale=False`` leaves
+    the embeddings as they are).
+
+    Parameters
+    ----------
+    embeddings : array_like of float, shape (..., seq, d_model)
+        Token embeddings; leading axes (e.g. a batch) are broadcast over.
+        ``d_model`` must be positive and even.
+    base : float, optional
+        The constant ``C``.
+    scale : bool, optional
+        Multiply the embeddings by ``sqrt(d_model)`` first (the paper does).
+    start : real, optional
+        Position of the first token, e.g. the number of tokens already decoded
+        in incremental decoding.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape and dtype as ``embeddings`` (float16, float32 or float64);
+        the encoding is computed in float64 and the sum rounded once.
+
+    Raises
+    ------
+    TypeError
+        If ``embeddings`` is not a floating array, or ``start`` not a real number.
+    ValueError
+        If ``embeddings`` has fewer than 2 axes, an odd last axis, non-finite
+        entries, or ``start`` is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> x = np.zeros((2, 3, 4))            # (batch, seq, d_model)
+    >>> y = sinpe.add_positional_encoding(x)
+    >>> np.array_equal(y[1], sinpe.positional_encoding(np.arange(3), 4))
+    True
+    >>> ones = np.ones((1, 4))
+    >>> sinpe.add_positional_encoding(ones, start=0)   # 1 * sqrt(4) + PE(0)
+    array([[2., 3., 2., 3.]])
+    """
+    array = np.asarray(embeddings)
+    if array.dtype.kind != "f":
+        raise TypeError(
+            f"embeddings must be a floating array, got dtype {array.dtype}; "
+            f"convert with .astype(np.float32) or np.float64"
+        )
+    out_dtype = check_dtype(array.dtype)
+    if array.ndim < 2:
+        raise ValueError(
+            f"embeddings must have shape (..., seq, d_model), got shape {array.shape}; "
+            f"add a sequence axis with x[np.newaxis]"
+        )
+    if not np.isfinite(array).all():
+        raise ValueError("embeddings contain NaN or infinite values")
+    if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Real):
+        raise TypeError(f"start must be a real number, got {start!r}")
+    if not np.isfinite(float(start)):
+        raise ValueError(f"start must be finite, got {start!r}")
+    seq, width = array.shape[-2], array.shape[-1]
+    check_d_model(width, name="the last axis of embeddings (d_model)")
+    table = positional_encoding(start + np.arange(seq), width, base, dtype=np.float64)
+    factor = np.sqrt(width) if scale else 1.0
+    return (array.astype(np.float64) * factor + table).astype(out_dtype)
+
+
+def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
+    """Index array that reorders a table from one layout to another.
+
+    Parameters
+    ----------
+    d_model : int
+        Width; a positive even integer.
+    source, target : {"interleaved", "concat"}
+        Layouts to convert from and to.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer array ``perm`` of shape ``(d_model,)`` such that
+        ``table_in_target = table_in_source[..., perm]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``d_model`` or an unknown layout.
+
+    Examples
+    --------
+    >>> import sinpe
+    >>> sinpe.layout_permutation(6, "interleaved", "concat")
+    array([0, 2, 4, 1, 3, 5])
+    >>> sinpe.layout_permutation(6, "concat", "interleaved")
+    array([0, 3, 1, 4, 2, 5])
+    """
+    width = check_d_model(d_model)
+    check_layout(source, name="source layout")
+    check_layout(target, name="target layout")
+    half = width // 2
+    # to_interleaved[j] = column of the source that holds interleaved column j.
+    pair, is_cos = np.divmod(np.arange(width), 2)
+    concat_of_interleaved = pair + half * is_cos  # where interleaved column j sits in concat
+    if source == target:
+        return np.arange(width)
+    if source == "concat":  # target interleaved
+        return concat_of_interleaved
+    return np.argsort(concat_of_interleaved)
+
+
+def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray:
+    """Reorder the last axis of an encoding table from one layout to another.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., d_model)
+        A table in the ``source`` layout; ``d_model`` positive and even.
+    source, target : {"interleaved", "concat"}
+        Layouts to convert from and to.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array with the same shape and dtype, in the ``target`` layout.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a table whose last axis is not a positive even width, or an
+        unknown layout.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> table = sinpe.positional_encoding(np.arange(5), 8)
+    >>> as_concat = sinpe.convert_layout(table, "interleaved", "concat")
+    >>> np.array_equal(as_concat, sinpe.positional_encoding(np.arange(5), 8, layout="concat"))
+    True
+    """
+    array = np.asarray(table)
+    if array.ndim == 0:
+        raise ValueError("table must have at least one axis (the encoding width)")
+    perm = layout_permutation(
+        check_d_model(array.shape[-1], name="the last axis of table"), source, target
+    )
+    return array[..., perm]
+
+
+def shift_matrix(
+    k: float, d_model: int, base: float = 10000.0, *, layout: str = "interleaved"
+) -> np.ndarray:
+    """The matrix ``M_k`` with ``PE(p + k) = M_k @ PE(p)`` for every position ``p``.
+
+    In the interleaved layout ``M_k`` is block diagonal with one 2 x 2 block per
+    frequency::
+
+        [[ cos(k w_i), sin(k w_i)],
+         [-sin(k w_i), cos(k w_i)]]
+
+    a rotation by ``k w_i`` acting on ``(sin, cos)``. It depends on ``k``
+    alone, never on ``p``; ``M_j @ M_k = M_(j+k)`` and ``M_(-k) = M_k.T``.
+
+    Parameters
+    ----------
+    k : real
+        The shift, any finite real number.
+    d_model : int
+        Width; a positive even integer.
+    base : float, optional
+        The constant ``C``.
+    layout : {"interleaved", "concat"}, optional
+        Layout of the encodings the matrix acts on.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model, d_model)``; orthogonal, determinant 1.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-real or non-finite ``k`` and as :func:`positional_encoding`.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> m = sinpe.shift_matrix(3, 8)
+    >>> bool(np.allclose(m @ sinpe.positional_encoding(10.0, 8),
+    ...                  sinpe.positional_encoding(13.0, 8)))
+    True
+    >>> bool(np.allclose(sinpe.shift_matrix(-3, 8), m.T))
+    True
+    """
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Real):
+        raise TypeError(f"k must be a real number, got {k!r} of type {type(k).__name__}")
+    if not np.isfinite(float(k)):
+        raise ValueError(f"k must be finite, got {k!r}")
+    chosen_layout = check_layout(layout)
+    with np.errstate(over="ignore"):
+        angles = float(k) * frequencies(d_model, base)
+    _check_phases(angles)
+    width = 2 * angles.size
+    cos, sin = np.cos(angles), np.sin(angles)
+    matrix = np.zeros((width, width))
+    even = np.arange(0, width, 2)
+    matrix[even, even] = cos
+    matrix[even, even + 1] = sin
+    matrix[even + 1, even] = -sin
+    matrix[even + 1, even + 1] = cos
+    if chosen_layout == "concat":
+        perm = layout_permutation(width, "interleaved", "concat")
+        matrix = matrix[np.ix_(perm, perm)]
+    return matrix

@@ -1,0 +1,143 @@
+"""Every bad input raises the documented error, with a message that names it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sinpe
+
+
+@pytest.mark.parametrize(
+    ("d_model", "error", "words"),
+    [
+        (7, ValueError, "must be even, got 7"),
+        (0, ValueError, "must be positive, got 0"),
+        (-4, ValueError, "must be positive, got -4"),
+        (8.0, TypeError, "must be an integer, got 8.0"),
+        (True, TypeError, "must be an integer, got True"),
+        ("512", TypeError, "must be an integer"),
+    ],
+)
+def test_bad_width(d_model, error, words):
+    for call in (
+        lambda: sinpe.positional_encoding(1, d_model),
+        lambda: sinpe.frequencies(d_model),
+        lambda: sinpe.shift_matrix(1, d_model),
+    ):
+        with pytest.raises(error, match=words):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("base", "error", "words"),
+    [
+        (0.0, ValueError, "finite number > 0, got 0.0"),
+        (-10.0, ValueError, "got -10.0"),
+        (1.0, ValueError, "must not be 1"),
+        (float("inf"), ValueError, "got inf"),
+        (float("nan"), ValueError, "got nan"),
+        ("10000", TypeError, "must be a real number"),
+        (1j, TypeError, "must be a real number"),
+    ],
+)
+def test_bad_base(base, error, words):
+    with pytest.raises(error, match=words):
+        sinpe.positional_encoding(1, 8, base)
+
+
+@pytest.mark.parametrize(
+    ("positions", "error", "words"),
+    [
+        ([0.0, np.nan], ValueError, r"must be finite, got .*nan.* at index \(1,\)"),
+        ([[1.0], [np.inf]], ValueError, r"at index \(1, 0\)"),
+        (["a", "b"], TypeError, "real numbers"),
+        ([True, False], TypeError, "dtype bool"),
+        ([1 + 2j], TypeError, "complex128"),
+        ([None], TypeError, "object"),
+        ([2**60], ValueError, "beyond 2\\*\\*53"),
+    ],
+)
+def test_bad_positions(positions, error, words):
+    with pytest.raises(error, match=words):
+        sinpe.positional_encoding(positions, 8)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.complex128, np.longdouble, bool, "object"])
+def test_unsupported_dtype(dtype):
+    with pytest.raises(TypeError, match="float16, float32 or float64"):
+        sinpe.positional_encoding(1, 8, dtype=dtype)
+
+
+def test_not_a_dtype():
+    with pytest.raises(TypeError, match="not a NumPy dtype"):
+        sinpe.positional_encoding(1, 8, dtype=3.5)
+
+
+@pytest.mark.parametrize("layout", ["concatenated", "half", None, 0])
+def test_unknown_layout(layout):
+    with pytest.raises(ValueError, match=r"unknown layout .*'interleaved', 'concat'"):
+        sinpe.positional_encoding(1, 8, layout=layout)
+    with pytest.raises(ValueError, match="unknown"):
+        sinpe.shift_matrix(1, 8, layout=layout)
+    with pytest.raises(ValueError, match="unknown"):
+        sinpe.convert_layout(np.zeros(8), "interleaved", layout)
+
+
+def test_bad_shift():
+    with pytest.raises(ValueError, match="k must be finite"):
+        sinpe.shift_matrix(np.inf, 8)
+    with pytest.raises(TypeError, match="k must be a real number"):
+        sinpe.shift_matrix("1", 8)
+
+
+def test_bad_embeddings():
+    with pytest.raises(TypeError, match="floating array, got dtype int64"):
+        sinpe.add_positional_encoding(np.zeros((3, 8), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"shape \(..., seq, d_model\), got shape \(8,\)"):
+        sinpe.add_positional_encoding(np.zeros(8))
+    with pytest.raises(ValueError, match="must be even, got 7"):
+        sinpe.add_positional_encoding(np.zeros((3, 7)))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        sinpe.add_positional_encoding(np.full((3, 8), np.nan))
+    with pytest.raises(ValueError, match="start must be finite"):
+        sinpe.add_positional_encoding(np.zeros((3, 8)), start=np.nan)
+    with pytest.raises(TypeError, match="start must be a real number"):
+        sinpe.add_positional_encoding(np.zeros((3, 8)), start="0")
+
+
+def test_bad_component_index():
+    with pytest.raises(ValueError, match=r"index 0 is out of range .* counted from 1"):
+        sinpe.component(1.0, 0, 8, first_index=1)
+    with pytest.raises(ValueError, match="first_index must be 0 or 1"):
+        sinpe.component(1.0, 0, 8, first_index=2)
+
+
+def test_bad_tokens():
+    with pytest.raises(TypeError, match="integer ids"):
+        sinpe.fairseq_positions([[1.5, 2.0]])
+    with pytest.raises(ValueError, match="sequence axis"):
+        sinpe.fairseq_positions(3)
+
+
+def test_bad_convert_table():
+    with pytest.raises(ValueError, match="must be even, got 5"):
+        sinpe.convert_layout(np.zeros((2, 5)), "concat", "interleaved")
+
+
+def test_huge_positions_stay_finite():
+    table = sinpe.positional_encoding([2**53, -(2**53), 1e300], 4)
+    assert np.isfinite(table).all()
+
+
+@pytest.mark.parametrize("convention", ["paper", "tensor2tensor", "marian"])
+def test_overflowing_phase_raises_instead_of_nan(convention):
+    with pytest.raises(ValueError, match="overflows float64"):
+        sinpe.encode([1.0, 1e300], 4, convention, base=1e-300)
+    with pytest.raises(ValueError, match="overflows float64"):
+        sinpe.shift_matrix(1e300, 4, 1e-300)
+
+
+def test_frequencies_outside_float64_raise():
+    with pytest.raises(ValueError, match="outside float64"):
+        sinpe.frequencies(200, 5e-324)  # the smallest subnormal base
