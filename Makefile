@@ -1,0 +1,64 @@
+# Two commands: `make book` builds the book into _build/html, `make test` runs every check.
+# Each creates (or reuses) the virtual environment $(VENV) from requirements.lock.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+JB := $(BIN)/jupyter-book build . -W -n --keep-going
+
+# Deterministic execution for generating and validating notebooks.
+export PYTHONHASHSEED := 0
+export OMP_NUM_THREADS := 1
+export OPENBLAS_NUM_THREADS := 1
+export MKL_NUM_THREADS := 1
+export SOURCE_DATE_EPOCH := 0
+export IPYKERNEL_CELL_NAME := <IPY-INPUT>
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: book test lint unit twins twins-check nbval book-strict lock clean
+
+book: $(STAMP)
+	$(JB)
+	@echo "Open _build/html/index.html in a browser."
+
+test: lint unit twins-check nbval book-strict
+	@echo "make test: all checks passed"
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest
+
+twins: $(STAMP)
+	$(BIN)/python scripts/notebooks.py build
+
+twins-check: $(STAMP)
+	$(BIN)/python scripts/notebooks.py check
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg book/
+
+book-strict: $(STAMP)
+	$(JB)
+
+lock:
+	rm -rf _build/lockenv
+	$(PYTHON) -m venv _build/lockenv
+	_build/lockenv/bin/python -m pip install --quiet -r requirements.in
+	{ sed -n '1,2p' requirements.lock; _build/lockenv/bin/python -m pip freeze --all \
+		| grep -v '^pip==' | sort -f; } > requirements.lock.new
+	mv requirements.lock.new requirements.lock
+	rm -rf _build/lockenv
+
+clean:
+	rm -rf _build .jupyter_cache

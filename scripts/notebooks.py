@@ -1,0 +1,128 @@
+"""Regenerate and check the executed ``.ipynb`` twins of the MyST chapters.
+
+Usage::
+
+    python scripts/notebooks.py build [CHAPTER.md ...]   # (re)write executed twins
+    python scripts/notebooks.py check                    # md vs twin, all executed
+
+``build`` reads each MyST notebook with jupytext, gives its cells stable ids,
+executes it with nbclient (no timing metadata) and writes the twin beside it,
+so regenerating an unchanged chapter gives a byte-identical file. ``check``
+fails when a twin is missing, its cells differ from the ``.md`` in type,
+source or metadata tags, or a code cell was never executed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+
+#: Environment that makes execution deterministic; set for generation and for nbval.
+DETERMINISTIC_ENV = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "SOURCE_DATE_EPOCH": "0",
+    "IPYKERNEL_CELL_NAME": "<IPY-INPUT>",
+}
+
+#: Cell timeout in seconds (each chapter should run well within it).
+TIMEOUT = 600
+
+
+def chapters() -> list[Path]:
+    """The MyST notebooks of the book: every ``book/*.md`` with a jupytext header."""
+    found = []
+    for path in sorted(BOOK.glob("*.md")):
+        head = path.read_text(encoding="utf-8")[:400]
+        if head.startswith("---") and "format_name: myst" in head:
+            found.append(path)
+    return found
+
+
+def twin_of(path: Path) -> Path:
+    return path.with_suffix(".ipynb")
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def build(path: Path) -> Path:
+    """Execute one chapter and write its twin deterministically."""
+    from nbclient import NotebookClient
+
+    os.environ.update(DETERMINISTIC_ENV)
+    notebook = jupytext.read(path)
+    for number, cell in enumerate(notebook.cells):
+        cell["id"] = f"cell-{number:03d}"
+        cell.get("metadata", {}).pop("execution", None)
+    client = NotebookClient(
+        notebook,
+        timeout=TIMEOUT,
+        kernel_name="python3",
+        record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    for cell in notebook.cells:
+        cell.get("metadata", {}).pop("execution", None)
+    notebook.metadata.pop("widgets", None)
+    target = twin_of(path)
+    nbformat.write(notebook, target)
+    return target
+
+
+def differences(path: Path) -> list[str]:
+    """Why the twin of ``path`` is out of date (empty when it is in sync)."""
+    target = twin_of(path)
+    if not target.exists():
+        return [f"{target.name} is missing: run `make twins`"]
+    source = jupytext.read(path)
+    twin = nbformat.read(target, as_version=4)
+    problems = []
+    if len(source.cells) != len(twin.cells):
+        problems.append(f"{len(source.cells)} cells in the .md, {len(twin.cells)} in the twin")
+    for number, (mine, theirs) in enumerate(zip(source.cells, twin.cells, strict=False)):
+        where = f"cell {number}"
+        if mine.cell_type != theirs.cell_type:
+            problems.append(f"{where}: {mine.cell_type} in the .md, {theirs.cell_type} in twin")
+        elif mine.source != theirs.source:
+            problems.append(f"{where}: source differs")
+        elif _tags(mine) != _tags(theirs):
+            problems.append(f"{where}: tags {_tags(mine)} vs {_tags(theirs)}")
+        elif theirs.cell_type == "code" and theirs.get("execution_count") is None:
+            problems.append(f"{where}: code cell was not executed in the twin")
+    return [f"{path.name}: {problem}" for problem in problems]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    build_parser = sub.add_parser("build", help="execute chapters and write their twins")
+    build_parser.add_argument("paths", nargs="*", type=Path)
+    sub.add_parser("check", help="fail if any twin is out of sync or unexecuted")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        for path in args.paths or chapters():
+            print(f"executing {path} ...", flush=True)
+            print(f"wrote {build(path.resolve())}", flush=True)
+        return 0
+    problems = [problem for path in chapters() for problem in differences(path)]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"{len(chapters())} chapters checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

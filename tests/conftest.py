@@ -1,0 +1,24 @@
+"""Shared fixtures: the repository root and the notebook tooling in scripts/."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def notebooks():
+    """The module scripts/notebooks.py (twin generation and sync checks)."""
+    spec = importlib.util.spec_from_file_location("notebooks", ROOT / "scripts" / "notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,53 @@
+"""Every chapter has an executed twin whose cells match its MyST source."""
+
+from __future__ import annotations
+
+import shutil
+
+import nbformat
+import yaml
+
+
+def test_every_chapter_is_in_sync(notebooks):
+    chapters = notebooks.chapters()
+    assert chapters, "no MyST chapters found under book/"
+    problems = [problem for path in chapters for problem in notebooks.differences(path)]
+    assert problems == []
+
+
+def test_every_chapter_is_in_the_toc(root, notebooks):
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    listed = {entry["file"] for entry in toc["chapters"]}
+    for path in notebooks.chapters():
+        assert f"book/{path.stem}" in listed
+
+
+def _copy_chapter(notebooks, tmp_path):
+    source = notebooks.chapters()[0]
+    md = tmp_path / source.name
+    shutil.copy(source, md)
+    shutil.copy(notebooks.twin_of(source), notebooks.twin_of(md))
+    return md
+
+
+def test_check_catches_an_edited_source(notebooks, tmp_path):
+    md = _copy_chapter(notebooks, tmp_path)
+    assert notebooks.differences(md) == []
+    md.write_text(md.read_text().replace("import sinpe", "import sinpe  # edited", 1))
+    assert any("source differs" in problem for problem in notebooks.differences(md))
+
+
+def test_check_catches_an_unexecuted_cell(notebooks, tmp_path):
+    md = _copy_chapter(notebooks, tmp_path)
+    twin = notebooks.twin_of(md)
+    notebook = nbformat.read(twin, as_version=4)
+    code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    code.execution_count = None
+    nbformat.write(notebook, twin)
+    assert any("not executed" in problem for problem in notebooks.differences(md))
+
+
+def test_check_catches_a_missing_twin(notebooks, tmp_path):
+    md = _copy_chapter(notebooks, tmp_path)
+    notebooks.twin_of(md).unlink()
+    assert any("missing" in problem for problem in notebooks.differences(md))
