@@ -27,13 +27,34 @@ def test_a_changed_stored_output_fails_nbval(root, tmp_path):
     assert tampered == 1
     nbformat.write(notebook, copy)
 
-    env = {**os.environ, "PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1",
-           "OPENBLAS_NUM_THREADS": "1", "IPYKERNEL_CELL_NAME": "<IPY-INPUT>"}
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": "0",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "IPYKERNEL_CELL_NAME": "<IPY-INPUT>",
+    }
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=",
-         "--nbval", "--nbval-current-env", "--nbval-sanitize-with",
-         str(root / "tests" / "nbval_sanitize.cfg"), str(copy)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--nbval",
+            "--nbval-current-env",
+            "--nbval-sanitize-with",
+            str(root / "tests" / "nbval_sanitize.cfg"),
+            str(copy),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     summary = result.stdout.strip().splitlines()[-1]
     assert result.returncode == 1, result.stdout[-2000:]
