@@ -16,13 +16,13 @@ export SOURCE_DATE_EPOCH := 0
 export IPYKERNEL_CELL_NAME := <IPY-INPUT>
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: book test lint unit twins twins-check nbval book-strict lock clean
+.PHONY: book test lint unit twins twins-check nbval book-strict browser lock clean
 
 book: $(STAMP)
 	$(JB)
 	@echo "Open _build/html/index.html in a browser."
 
-test: lint unit twins-check nbval book-strict
+test: lint unit twins-check nbval book-strict browser
 	@echo "make test: all checks passed"
 
 $(STAMP): requirements.lock pyproject.toml
@@ -50,6 +50,11 @@ nbval: $(STAMP)
 
 book-strict: $(STAMP)
 	$(JB)
+
+# Every page of _build/html in headless Chromium; screenshots in _build/screenshots/.
+browser: $(STAMP)
+	test -d _build/html || $(JB)
+	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py
 
 lock:
 	rm -rf _build/lockenv

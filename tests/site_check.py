@@ -1,0 +1,235 @@
+"""Check the built book the way a reader sees it: in headless Chromium.
+
+Used by tests/test_site.py. The helpers here know nothing about pytest, so the
+same checks can be pointed at any folder of HTML (the tests do so with a page
+that is broken on purpose).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+#: Flags that keep Debian's Chromium off the network (see shared notes: toolchain.md).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+
+INSTALL_HINT = (
+    "no Chromium found: install Debian's browser with `sudo apt-get install chromium` "
+    "(or point SINPE_CHROMIUM at a Chrome/Chromium binary); no browser download is needed"
+)
+
+#: Folders of the build that hold assets, not pages.
+NOT_PAGES = ("_static", "_sources", "_images", "_sphinx_design_static", ".doctrees")
+
+
+def find_chromium() -> str | None:
+    """Path of a Chromium/Chrome binary, or None."""
+    candidates = [os.environ.get("SINPE_CHROMIUM"), "chromium", "chromium-browser", "chrome"]
+    for candidate in candidates:
+        if candidate and (found := shutil.which(candidate)):
+            return found
+    return None
+
+
+def pages(site: Path) -> list[Path]:
+    """Every HTML page of a built site (index.html is only a redirect)."""
+    found = []
+    for path in sorted(site.rglob("*.html")):
+        relative = path.relative_to(site)
+        top = relative.parts[0]
+        if top in NOT_PAGES or top.startswith(".") or relative == Path("index.html"):
+            continue
+        found.append(relative)
+    return found
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve ``site`` on a free loopback port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# Runs inside the page once it has loaded; returns a list of problems.
+PAGE_CHECKS_JS = r"""
+async () => {
+  const problems = [];
+  const article = document.querySelector("article") || document.body;
+
+  // Images: load them all now, then each must have pixels.
+  const images = [...document.images];
+  images.forEach((img) => { img.loading = "eager"; });
+  const settled = (img) => new Promise((done) => {
+    img.addEventListener("load", done);
+    img.addEventListener("error", done);
+  });
+  await Promise.all(images.map((img) => (img.complete ? null : settled(img))));
+  for (const img of images) {
+    if (!img.complete || img.naturalWidth === 0) {
+      problems.push(`image did not load: ${img.getAttribute("src")}`);
+    }
+  }
+  for (const img of article.querySelectorAll("img")) {
+    if (!(img.getAttribute("alt") || "").trim()) {
+      problems.push(`image without alt text: ${img.getAttribute("src")}`);
+    }
+  }
+
+  // MathJax: every formula typeset, and no raw TeX left in the visible text.
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  const formulas = article.querySelectorAll("span.math, div.math").length;
+  const typeset = article.querySelectorAll("mjx-container").length;
+  if (formulas > 0 && typeset < formulas) {
+    problems.push(`MathJax typeset ${typeset} of ${formulas} formulas`);
+  }
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+    acceptNode: (node) => node.parentElement.closest("pre, code, script, style, mjx-container")
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+  });
+  let text = "";
+  while (walker.nextNode()) { text += walker.currentNode.nodeValue + " "; }
+  for (const raw of ["$$", "\\begin{", "\\(", "\\[", "\\frac"]) {
+    const at = text.indexOf(raw);
+    if (at >= 0) {
+      const context = text.slice(Math.max(0, at - 30), at + 40).trim();
+      problems.push(`raw TeX left in the text: ...${context}...`);
+    }
+  }
+
+  // Executed cells: no tracebacks, no stderr, except in cells meant to raise.
+  const allowed = ".tag_raises-exception";
+  const outputs = article.querySelectorAll(".output.traceback, .output.error, .output.stderr");
+  for (const output of outputs) {
+    if (!output.closest(allowed)) {
+      const kind = output.classList.contains("stderr") ? "stderr output" : "traceback";
+      problems.push(`${kind} in a cell: ${output.innerText.slice(0, 120)}`);
+    }
+  }
+
+  // Headings: one h1, and no level skipped on the way down.
+  const levels = [...article.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+    .map((h) => Number(h.tagName[1]));
+  if (levels.filter((level) => level === 1).length !== 1) {
+    problems.push(`expected exactly one h1, found ${levels.filter((l) => l === 1).length}`);
+  }
+  for (let i = 1; i < levels.length; i++) {
+    if (levels[i] > levels[i - 1] + 1) {
+      problems.push(`heading level jumps from h${levels[i - 1]} to h${levels[i]}`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def check_page(context, url: str, screenshot: Path | None = None) -> list[str]:
+    """Open ``url`` in a new page of the Playwright ``context``; list what is wrong."""
+    problems: list[str] = []
+    page = context.new_page()
+    base = urlsplit(url)
+
+    def on_console(message):
+        if message.type == "error":
+            problems.append(f"console error: {message.text}")
+
+    def on_request(route):
+        target = urlsplit(route.request.url)
+        if target.scheme in ("http", "https") and target.netloc != base.netloc:
+            problems.append(f"request leaves the book (not offline): {route.request.url}")
+            route.abort()
+        else:
+            route.continue_()
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on(
+        "requestfailed",
+        lambda request: problems.append(f"request failed: {request.url} ({request.failure})"),
+    )
+    page.route("**/*", on_request)
+    response = page.goto(url, wait_until="load")
+    if response is None or not response.ok:
+        problems.append(f"page did not load: HTTP {response.status if response else '?'}")
+    else:
+        problems.extend(page.evaluate(PAGE_CHECKS_JS))
+    if screenshot is not None:
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+    page.close()
+    return problems
+
+
+class _Anchors(HTMLParser):
+    """Collects the ids and the ``<a href>`` targets of one HTML file."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if attributes.get(key):
+                self.ids.add(attributes[key])
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"])
+
+
+@functools.cache
+def _parse(path: Path) -> _Anchors:
+    parser = _Anchors()
+    parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+    return parser
+
+
+def broken_links(site: Path) -> list[str]:
+    """Internal links whose file or anchor does not exist, as 'page: href' strings."""
+    problems = []
+    for relative in pages(site):
+        page = site / relative
+        for href in _parse(page).links:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:")):
+                continue
+            target_url = urljoin(relative.as_posix(), unquote(parts.path)) if parts.path else ""
+            target = site / target_url if target_url else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                problems.append(f"{relative}: {href} (no such file)")
+            elif parts.fragment and target.suffix == ".html":
+                if unquote(parts.fragment) not in _parse(target).ids:
+                    problems.append(f"{relative}: {href} (no such anchor)")
+    return problems

@@ -1,0 +1,137 @@
+"""The built book in a real browser (headless Chromium): `make browser`, part of `make test`.
+
+Needs `_build/html` (`make book`) and Debian's `chromium`. Without a browser the
+tests skip with a hint, except under CI=true, where a missing browser fails.
+Screenshots of every page go to `_build/screenshots/`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+import site_check
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def site(root):
+    built = root / "_build" / "html"
+    if not (built / "book" / "intro.html").exists():
+        pytest.fail("the book is not built: run `make book` first")
+    return built
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = site_check.find_chromium()
+    if executable is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(site_check.INSTALL_HINT)
+        pytest.skip(site_check.INSTALL_HINT)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=executable, args=site_check.CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def context(browser):
+    opened = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield opened
+    opened.close()
+
+
+def test_every_page_renders_cleanly(site, context, root):
+    screenshots = root / "_build" / "screenshots"
+    shutil.rmtree(screenshots, ignore_errors=True)
+    all_pages = site_check.pages(site)
+    assert len(all_pages) >= 3
+    problems = []
+    with site_check.serve(site) as base:
+        for relative in all_pages:
+            shot = screenshots / (relative.with_suffix("").as_posix().replace("/", "__") + ".png")
+            for problem in site_check.check_page(context, base + relative.as_posix(), shot):
+                problems.append(f"{relative}: {problem}")
+    assert problems == []
+    assert len(list(screenshots.glob("*.png"))) >= len(all_pages)
+
+
+def test_math_is_typeset_on_chapter_one(site, context):
+    with site_check.serve(site) as base:
+        page = context.new_page()
+        page.goto(base + "book/ch01_definition.html", wait_until="load")
+        page.evaluate("() => MathJax.startup.promise")
+        assert page.locator("mjx-container").count() > 20
+        page.close()
+
+
+def test_search_finds_a_word_from_chapter_one(site, context):
+    with site_check.serve(site) as base:
+        page = context.new_page()
+        page.goto(base + "search.html?q=interleaved", wait_until="load")
+        hits = page.locator("ul.search li a")
+        hits.first.wait_for(timeout=20_000)
+        targets = [hits.nth(i).get_attribute("href") for i in range(hits.count())]
+        page.close()
+    assert any("ch01_definition" in target for target in targets), targets
+
+
+def test_internal_links_and_anchors_resolve(site):
+    assert site_check.broken_links(site) == []
+
+
+def test_download_menu_offers_ipynb_and_md(site):
+    html = (site / "book" / "ch01_definition.html").read_text()
+    assert "_sources/book/ch01_definition.ipynb" in html
+    assert "_sources/book/ch01_definition.md" in html
+    assert (site / "_sources" / "book" / "ch01_definition.md").exists()
+
+
+BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><article>
+<h1>A broken page</h1>
+<p>Raw display math $$x^2$$ and \begin{align} a \end{align} were never typeset.</p>
+<img src="missing.png" alt="a missing figure">
+<div class="cell"><div class="output traceback"><pre>Traceback: ZeroDivisionError</pre></div></div>
+<div class="cell"><div class="output stderr"><pre>RuntimeWarning: overflow</pre></div></div>
+<div class="cell tag_raises-exception">
+  <div class="output traceback"><pre>meant to raise</pre></div>
+</div>
+<h3>A heading that skips h2</h3>
+<script>console.error("something broke");</script>
+<a href="nowhere.html">a dead link</a> <a href="#no-such-anchor">a dead anchor</a>
+</article></body></html>
+"""
+
+CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><article>
+<h1>A clean page</h1><h2>Section</h2><p>Plain text, code: <code>$$</code>.</p>
+<a href="#top">up</a><span id="top"></span>
+</article></body></html>
+"""
+
+
+def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
+    (tmp_path / "broken.html").write_text(BROKEN_PAGE)
+    (tmp_path / "clean.html").write_text(CLEAN_PAGE)
+    with site_check.serve(tmp_path) as base:
+        broken = site_check.check_page(context, base + "broken.html")
+        clean = site_check.check_page(context, base + "clean.html")
+    report = "\n".join(broken)
+    assert "image did not load: missing.png" in report
+    assert "raw TeX left in the text" in report
+    assert "traceback in a cell: Traceback: ZeroDivisionError" in report
+    assert "stderr output in a cell" in report
+    assert "meant to raise" not in report
+    assert "heading level jumps from h1 to h3" in report
+    assert "console error: something broke" in report
+    assert clean == []
+    dead = site_check.broken_links(tmp_path)
+    assert "broken.html: nowhere.html (no such file)" in dead
+    assert "broken.html: #no-such-anchor (no such anchor)" in dead
+    assert not [problem for problem in dead if problem.startswith("clean.html")]

@@ -1,0 +1,32 @@
+"""The site configuration: one repository URL, launch buttons, offline MathJax."""
+
+from __future__ import annotations
+
+import jupytext
+import yaml
+
+
+def _config(root):
+    return yaml.safe_load((root / "_config.yml").read_text())
+
+
+def test_launch_buttons_point_at_the_repository(root):
+    config = _config(root)
+    assert config["repository"]["url"].startswith("https://github.com/")
+    assert config["repository"]["branch"] == "main"
+    assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert config["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+
+
+def test_every_chapter_installs_sinpe_from_the_configured_repository(root, notebooks):
+    url = _config(root)["repository"]["url"]
+    for path in notebooks.chapters():
+        first = next(c for c in jupytext.read(path).cells if c.cell_type == "code")
+        assert "remove-cell" in first.metadata.get("tags", []), path.name
+        assert f"sinpe @ git+{url}" in first.source, path.name
+
+
+def test_mathjax_is_served_locally(root):
+    config = _config(root)["sphinx"]["config"]
+    assert not config["mathjax_path"].startswith(("http:", "https:", "//"))
+    assert "sphinx_thebe" not in config["extensions"]
