@@ -1,0 +1,530 @@
+"""Machine-checked identities of the sinusoidal encoding, with SymPy.
+
+Each ``verify_*`` function checks one result for an *encoding passed in as a
+parameter* and returns a :class:`VerifiedIdentity` whose LaTeX is generated
+from the very expressions that were checked. When the identity does not hold
+for the encoding it is given, it raises :class:`IdentityError` (an
+``AssertionError``), so a proof cannot pass silently for a wrong formula.
+
+An *encoding* here is any callable ``encoding(position, d_model, base)`` that
+returns a SymPy column matrix of length ``d_model``; :func:`sinusoidal_encoding`
+is the paper's, :func:`one_indexed_encoding` the textbook's, and
+:data:`WRONG_ENCODINGS` holds encodings with the bugs seen in real code, for
+the tests.
+
+SymPy is imported here only; the core of :mod:`sinpe` needs NumPy alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+__all__ = [
+    "WRONG_ENCODINGS",
+    "IdentityError",
+    "VerifiedIdentity",
+    "base",
+    "counterclockwise",
+    "derive_shift_map",
+    "frequency",
+    "integer_features",
+    "omega",
+    "one_indexed_encoding",
+    "other_position",
+    "position",
+    "rotation",
+    "shift",
+    "shift_matrix",
+    "sine_only_encoding",
+    "sinusoidal_encoding",
+    "verify_dot_product",
+    "verify_indexings_agree",
+    "verify_no_linear_shift",
+    "verify_pair_rotation",
+    "verify_periodic_features",
+    "verify_shift_group",
+]
+
+#: The position ``p``, a second position ``q``, the shift ``k`` and a free angle ``x``.
+position, other_position, shift, second_shift = sp.symbols("p q k j", real=True)
+angle = sp.Symbol("x", real=True)
+#: The base ``C`` (10000 in the paper) and a generic angular frequency ``omega``.
+base = sp.Symbol("C", positive=True)
+omega = sp.Symbol("omega", positive=True)
+
+Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
+
+
+class IdentityError(AssertionError):
+    """An identity claimed for an encoding does not hold for it."""
+
+
+@dataclass(frozen=True)
+class VerifiedIdentity:
+    """An identity that SymPy has checked, ready for display.
+
+    Attributes
+    ----------
+    name : str
+        What was proved.
+    statements : tuple of sympy.Eq
+        The checked equalities, in the order of the proof (unevaluated, so that
+        both sides display as they were compared).
+    objects : dict
+        Named SymPy objects the proof produced (e.g. the derived matrix).
+    """
+
+    name: str
+    statements: tuple[sp.Eq, ...]
+    objects: dict[str, sp.Basic] = field(default_factory=dict)
+
+    def latex(self) -> str:
+        """The statements as one LaTeX ``aligned`` block."""
+        lines = [f"{sp.latex(eq.lhs)} &= {sp.latex(eq.rhs)}" for eq in self.statements]
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self.latex()}$"
+
+
+# ---------------------------------------------------------------------------
+# The encodings
+
+
+def frequency(index: int, d_model: int, constant: sp.Expr = base) -> sp.Expr:
+    """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed)."""
+    return constant ** sp.Rational(-2 * index, d_model)
+
+
+def _check_width(d_model: int) -> int:
+    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
+        raise ValueError(f"d_model must be a positive even int, got {d_model!r}")
+    return d_model
+
+
+def sinusoidal_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+    """The paper's encoding, 0-indexed and interleaved, as a SymPy column.
+
+    ``PE(p, 2i) = sin(p w_i)``, ``PE(p, 2i + 1) = cos(p w_i)``.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.sinusoidal_encoding(symbolic.position, 4).T
+    Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
+    """
+    width = _check_width(d_model)
+    entries = []
+    for i in range(width // 2):
+        entries += [
+            sp.sin(at * frequency(i, width, constant)),
+            sp.cos(at * frequency(i, width, constant)),
+        ]
+    return sp.Matrix(entries)
+
+
+def one_indexed_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+    """The textbook's encoding: components counted from 1.
+
+    ``[pe(pos)]_{2i-1} = sin(pos / C**(2(i-1)/d))`` and
+    ``[pe(pos)]_{2i} = cos(pos / C**(2(i-1)/d))`` for ``i = 1 .. d/2``; the
+    entry numbered ``j`` is stored at index ``j - 1`` of the returned column.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.one_indexed_encoding(symbolic.position, 4).T
+    Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
+    """
+    width = _check_width(d_model)
+    entries: dict[int, sp.Expr] = {}
+    for i in range(1, width // 2 + 1):
+        scale = constant ** sp.Rational(2 * (i - 1), width)
+        entries[2 * i - 1] = sp.sin(at / scale)
+        entries[2 * i] = sp.cos(at / scale)
+    return sp.Matrix([entries[j] for j in range(1, width + 1)])
+
+
+def sine_only_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+    """A bug, and a thought experiment: each pair holds two sines, no cosine."""
+    width = _check_width(d_model)
+    entries = []
+    for i in range(width // 2):
+        entries += [sp.sin(at * frequency(i, width, constant))] * 2
+    return sp.Matrix(entries)
+
+
+def _cosine_at_double_frequency(at, d_model, constant=base):
+    """A wrong encoding: the cosine of each pair turns twice as fast as its sine."""
+    width = _check_width(d_model)
+    entries = []
+    for i in range(width // 2):
+        w = frequency(i, width, constant)
+        entries += [sp.sin(at * w), sp.cos(2 * at * w)]
+    return sp.Matrix(entries)
+
+
+def _swapped_layout(at, d_model, constant=base):
+    """A wrong encoding: (cos, sin) pairs where the paper has (sin, cos)."""
+    paper = sinusoidal_encoding(at, d_model, constant)
+    return sp.Matrix([paper[j ^ 1] for j in range(d_model)])
+
+
+def _integer_division(at, d_model, constant=base):
+    """A bug seen in the wild: ``2 * i // d_model`` makes every exponent 0."""
+    width = _check_width(d_model)
+    entries = []
+    for i in range(width // 2):
+        w = constant ** -sp.Integer(2 * i // width)
+        entries += [sp.sin(at * w), sp.cos(at * w)]
+    return sp.Matrix(entries)
+
+
+#: Encodings with bugs seen in real code; every verify_* function rejects some.
+WRONG_ENCODINGS: dict[str, Encoding] = {
+    "sine only": sine_only_encoding,
+    "cosine at double frequency": _cosine_at_double_frequency,
+    "swapped layout (cos, sin)": _swapped_layout,
+    "integer division 2*i//d": _integer_division,
+}
+
+
+# ---------------------------------------------------------------------------
+# Building blocks
+
+
+def rotation(phi: sp.Expr) -> sp.Matrix:
+    """``R(phi) = [[cos phi, sin phi], [-sin phi, cos phi]]``, acting on (sin, cos).
+
+    In the plane with the sine on the first axis and the cosine on the second,
+    this turns a vector *clockwise* by ``phi``: it is
+    ``counterclockwise(-phi)``.
+    """
+    return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])
+
+
+def counterclockwise(phi: sp.Expr) -> sp.Matrix:
+    """The textbook rotation ``[[cos phi, -sin phi], [sin phi, cos phi]]`` (counterclockwise)."""
+    return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
+
+
+def shift_matrix(by: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+    """Block-diagonal ``M_k`` of the paper's encoding: one ``R(k w_i)`` per pair."""
+    width = _check_width(d_model)
+    return sp.diag(*[rotation(by * frequency(i, width, constant)) for i in range(width // 2)])
+
+
+def _is_zero(expr: sp.Expr) -> bool:
+    """True when ``expr`` simplifies to exactly 0 (after expanding trig sums)."""
+    return sp.simplify(sp.expand_trig(sp.expand(expr))) == 0
+
+
+def _matrix_is_zero(matrix: sp.Matrix) -> bool:
+    return all(_is_zero(entry) for entry in matrix)
+
+
+def _expand(expr: sp.Expr) -> sp.Expr:
+    """Split sin/cos of sums into products, keeping each p-dependent factor whole."""
+    return sp.expand(sp.expand_trig(sp.expand(expr, trig=False)))
+
+
+def derive_shift_map(
+    block: Callable[[sp.Expr], sp.Matrix], at: sp.Expr = position, by: sp.Expr = shift
+) -> sp.Matrix:
+    """Derive the matrix ``A`` with ``block(at + by) = A @ block(at)`` for every ``at``.
+
+    The entries of ``block(at)`` are written in the basis of the sines and
+    cosines of ``at`` that appear in them; ``block(at + by)`` is expanded with the
+    angle-addition formulas and must be a combination of the same basis
+    functions with coefficients free of ``at``. Then ``A = D B**-1`` where
+    ``block(at) = B f`` and ``block(at + by) = D f``.
+
+    Raises
+    ------
+    IdentityError
+        If ``block(at + by)`` needs a function of ``at`` that ``block(at)`` does not
+        provide, is not linear in them, or the entries of ``block(at)`` are not
+        independent -- in each case no fixed linear map exists.
+    """
+    here = sp.Matrix(block(at))
+    there = sp.Matrix([_expand(entry) for entry in block(at + by)])
+    basis = sorted(
+        {atom for atom in here.atoms(sp.sin, sp.cos) if atom.has(at)}, key=sp.default_sort_key
+    )
+    names = sp.symbols(f"f0:{len(basis)}")
+    table = dict(zip(basis, names, strict=True))
+
+    def coefficients(vector: sp.Matrix, what: str) -> sp.Matrix:
+        rows = []
+        for entry in vector:
+            replaced = sp.expand(entry.xreplace(table))
+            if replaced.has(at):
+                leftover = sorted(
+                    {a for a in replaced.atoms(sp.sin, sp.cos) if a.has(at)},
+                    key=sp.default_sort_key,
+                )
+                raise IdentityError(
+                    f"{what} needs {leftover or replaced}, which is not a linear function "
+                    f"of the entries of PE({at}) = {list(here)}: no fixed linear map exists"
+                )
+            poly = sp.Poly(replaced, *names) if names else None
+            if poly is None or poly.total_degree() > 1 or poly.coeff_monomial(1) != 0:
+                raise IdentityError(f"{what} entry {entry} is not linear in {basis}")
+            rows.append([poly.coeff_monomial(name) for name in names])
+        return sp.Matrix(rows)
+
+    start = coefficients(here, f"PE({at})")
+    if start.shape[0] != start.shape[1] or sp.simplify(start.det()) == 0:
+        raise IdentityError(
+            f"the entries of PE({at}) = {list(here)} are not independent functions of {at}; "
+            f"PE({at} + {by}) cannot be recovered from them by a fixed linear map"
+        )
+    moved = coefficients(there, f"PE({at} + {by})")
+    derived = sp.simplify(moved * start.inv())
+    if derived.has(at):
+        raise IdentityError(f"the map depends on the position {at}: {derived}")
+    return derived
+
+
+def _pair_block(encoding: Encoding, index: int, d_model: int, constant: sp.Expr):
+    return lambda at: encoding(at, d_model, constant)[2 * index : 2 * index + 2, 0]
+
+
+# ---------------------------------------------------------------------------
+# The results
+
+
+def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedIdentity:
+    """Theorem: a shift by ``k`` rotates a (sin, cos) pair by ``k * omega``.
+
+    For the pair of angular frequency ``omega`` -- the first pair of
+    ``encoding(omega * p)`` -- the map ``A`` with
+    ``[sin w(p+k), cos w(p+k)] = A [sin wp, cos wp]`` is derived, then checked to
+    be ``R(k omega)``, free of ``p``, orthogonal and of determinant 1.
+
+    Raises
+    ------
+    IdentityError
+        If any of these fails for ``encoding``.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_pair_rotation().objects["R"]
+    Matrix([
+    [ cos(k*omega), sin(k*omega)],
+    [-sin(k*omega), cos(k*omega)]])
+    """
+
+    def block(at):
+        return encoding(omega * at, 2, base)[0:2, 0]
+
+    derived = derive_shift_map(block)
+    expected = rotation(shift * omega)
+    if not _matrix_is_zero(derived - expected):
+        raise IdentityError(f"the derived map {derived} is not R(k*omega) = {expected}")
+    if not _matrix_is_zero(derived.T * derived - sp.eye(2)):
+        raise IdentityError(f"the derived map {derived} is not orthogonal")
+    determinant = sp.simplify(derived.det())
+    if determinant != 1:
+        raise IdentityError(f"the derived map has determinant {determinant}, not 1")
+    if not _matrix_is_zero(derived - counterclockwise(-shift * omega)):
+        raise IdentityError("the derived map is not a clockwise turn by k*omega")
+    here, there = block(position), block(position + shift)
+    statements = (
+        sp.Eq(there, sp.MatMul(expected, here, evaluate=False), evaluate=False),
+        sp.Eq(sp.MatMul(expected.T, expected, evaluate=False), sp.eye(2), evaluate=False),
+        sp.Eq(sp.Symbol(r"\det R(k\omega)"), determinant, evaluate=False),
+    )
+    return VerifiedIdentity(
+        "pair rotation",
+        statements,
+        {"R": expected, "derived": derived, "sense": sp.Symbol("clockwise")},
+    )
+
+
+def verify_shift_group(
+    encoding: Encoding = sinusoidal_encoding, d_model: int = 6
+) -> VerifiedIdentity:
+    """Theorem: ``PE(p + k) = M_k PE(p)`` with block-diagonal ``M_k``, and the shifts form a group.
+
+    ``M_k`` is derived pair by pair from ``encoding`` (width ``d_model``,
+    symbolic base ``C``), checked to equal :func:`shift_matrix` (the rotations
+    by ``k w_i`` of the paper's frequencies), and then
+    ``M_j M_k = M_(j+k)``, ``M_(-k) = M_k^T = M_k^-1`` and ``M_0 = I``.
+
+    Raises
+    ------
+    IdentityError
+        If any step fails for ``encoding``.
+    """
+    width = _check_width(d_model)
+    blocks = [derive_shift_map(_pair_block(encoding, i, width, base)) for i in range(width // 2)]
+    derived = sp.diag(*blocks)
+    expected = shift_matrix(shift, width)
+    if not _matrix_is_zero(derived - expected):
+        raise IdentityError(f"the derived M_k {derived} is not the block rotation {expected}")
+    whole = encoding(position + shift, width, base) - derived * encoding(position, width, base)
+    if not _matrix_is_zero(whole):
+        raise IdentityError("PE(p + k) != M_k PE(p) for the whole vector")
+
+    def m(by):
+        return derived.xreplace({shift: by})
+
+    checks = {
+        "M_j M_k = M_(j+k)": m(second_shift) * m(shift) - m(second_shift + shift),
+        "M_(-k) = M_k^T": m(-shift) - m(shift).T,
+        "M_k^T M_k = I": m(shift).T * m(shift) - sp.eye(width),
+        "M_0 = I": m(sp.Integer(0)) - sp.eye(width),
+    }
+    for name, difference in checks.items():
+        if not _matrix_is_zero(difference):
+            raise IdentityError(f"{name} fails")
+    statements = (
+        sp.Eq(sp.Symbol("M_{k}"), expected, evaluate=False),
+        sp.Eq(sp.Symbol(r"M_{j} M_{k}"), sp.Symbol("M_{j+k}"), evaluate=False),
+        sp.Eq(sp.Symbol("M_{-k}"), sp.Symbol(r"M_{k}^{\mathsf{T}} = M_{k}^{-1}"), evaluate=False),
+        sp.Eq(sp.Symbol("M_{0}"), sp.Symbol("I"), evaluate=False),
+    )
+    return VerifiedIdentity("shift group", statements, {"M_k": expected})
+
+
+def verify_dot_product(
+    encoding: Encoding = sinusoidal_encoding, d_model: int = 6
+) -> VerifiedIdentity:
+    """Theorem: ``PE(p) . PE(q) = sum_i cos((p - q) w_i)``; even in ``p - q``; ``|PE(p)|^2 = d/2``.
+
+    Raises
+    ------
+    IdentityError
+        If any of the three fails for ``encoding`` (width ``d_model``, base ``C``).
+    """
+    width = _check_width(d_model)
+    p_vec = encoding(position, width, base)
+    q_vec = encoding(other_position, width, base)
+    dot = (p_vec.T * q_vec)[0, 0]
+    offset_form = sum(
+        sp.cos((position - other_position) * frequency(i, width)) for i in range(width // 2)
+    )
+    if not _is_zero(dot - offset_form):
+        raise IdentityError(f"PE(p).PE(q) = {dot} is not {offset_form}")
+    swapped = offset_form.xreplace({position: other_position, other_position: position})
+    if not _is_zero(swapped - offset_form):
+        raise IdentityError("the dot product is not even in the offset")
+    norm = sp.simplify((p_vec.T * p_vec)[0, 0])
+    if norm != sp.Rational(width, 2):
+        raise IdentityError(f"|PE(p)|^2 = {norm}, not d/2 = {width // 2}")
+    statements = (
+        sp.Eq(sp.Symbol(r"PE(p) \cdot PE(q)"), offset_form, evaluate=False),
+        sp.Eq(sp.Symbol(r"\lVert PE(p) \rVert^2"), norm, evaluate=False),
+    )
+    return VerifiedIdentity("dot product", statements, {"dot": offset_form})
+
+
+def verify_indexings_agree(
+    encoding: Encoding = sinusoidal_encoding, widths: tuple[int, ...] = (2, 4, 6, 8, 12)
+) -> VerifiedIdentity:
+    """Theorem: the 1-indexed textbook definition and ``encoding`` are the same function.
+
+    Compared entry by entry, for each width in ``widths``, with a symbolic
+    position and base.
+
+    Raises
+    ------
+    IdentityError
+        At the first entry that differs.
+    """
+    for width in widths:
+        textbook = one_indexed_encoding(position, width)
+        given = encoding(position, width, base)
+        for j in range(width):
+            if not _is_zero(textbook[j] - given[j]):
+                raise IdentityError(
+                    f"d = {width}: component {j + 1} (counted from 1) is {textbook[j]}, "
+                    f"but entry {j} (counted from 0) is {given[j]}"
+                )
+    i = sp.Symbol("i", integer=True, positive=True)
+    d = sp.Symbol("d", integer=True, positive=True)
+    angle_one = position / base ** (2 * (i - 1) / d)
+    statements = (
+        sp.Eq(sp.Symbol(r"[\operatorname{pe}(p)]_{2i-1}"), sp.sin(angle_one), evaluate=False),
+        sp.Eq(sp.Symbol(r"PE(p, 2(i-1))"), sp.sin(angle_one), evaluate=False),
+        sp.Eq(sp.Symbol(r"[\operatorname{pe}(p)]_{2i}"), sp.cos(angle_one), evaluate=False),
+        sp.Eq(sp.Symbol(r"PE(p, 2(i-1)+1)"), sp.cos(angle_one), evaluate=False),
+    )
+    return VerifiedIdentity("indexings agree", statements, {"widths": sp.Tuple(*widths)})
+
+
+def verify_no_linear_shift(
+    encoding: Encoding = sine_only_encoding, d_model: int = 4, by: sp.Expr = sp.S.One
+) -> VerifiedIdentity:
+    """Theorem: if ``PE(0) = 0`` but ``PE(k) != 0``, no linear map sends ``PE(p)`` to ``PE(p+k)``.
+
+    A linear map sends the zero vector to zero, so ``A PE(0) = PE(k)`` is
+    impossible. For sines alone ``PE(0) = 0``; this is the exact
+    counterexample. (The derivation of :func:`derive_shift_map` fails for them
+    for the same reason: ``sin(w(p+k))`` needs ``cos(wp)``.)
+
+    Raises
+    ------
+    IdentityError
+        If ``PE(0)`` is not zero or ``PE(k)`` is -- i.e. the counterexample does
+        not apply to ``encoding`` (as for the paper's encoding, whose ``PE(0)``
+        has cosines equal to 1).
+    """
+    width = _check_width(d_model)
+    at_zero = encoding(sp.Integer(0), width, base)
+    at_shift = encoding(by, width, base)
+    if any(sp.simplify(entry) != 0 for entry in at_zero):
+        raise IdentityError(f"PE(0) = {list(at_zero)} is not zero: no counterexample at p = 0")
+    if all(sp.simplify(entry) == 0 for entry in at_shift):
+        raise IdentityError(f"PE({by}) is zero as well: no counterexample at k = {by}")
+    statements = (
+        sp.Eq(sp.Symbol("PE(0)"), at_zero.T, evaluate=False),
+        sp.Eq(sp.Symbol(f"PE({sp.latex(by)})"), at_shift.T, evaluate=False),
+    )
+    return VerifiedIdentity("no linear shift", statements, {"PE(0)": at_zero, "PE(k)": at_shift})
+
+
+def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
+    """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive int, got {count!r}")
+    entries = []
+    for n in range(1, count + 1):
+        entries += [sp.sin(n * x), sp.cos(n * x)]
+    return sp.Matrix(entries)
+
+
+def verify_periodic_features(
+    features: Callable[[sp.Expr, int], sp.Matrix] = integer_features, count: int = 3
+) -> VerifiedIdentity:
+    """Theorem: any ``f`` composed after the feature map is ``2 pi``-periodic.
+
+    Checks ``features(x + 2 pi) = features(x)`` entry by entry; then
+    ``f(features(x + 2 pi)) - f(features(x))`` is 0 for an undefined SymPy
+    function ``f`` of ``2 count`` arguments, i.e. for every ``f``.
+
+    Raises
+    ------
+    IdentityError
+        If some feature is not ``2 pi``-periodic.
+    """
+    here = features(angle, count)
+    there = features(angle + 2 * sp.pi, count)
+    for entry_here, entry_there in zip(here, there, strict=True):
+        if not _is_zero(entry_there - entry_here):
+            raise IdentityError(f"{entry_here} is not 2*pi-periodic: it becomes {entry_there}")
+    f = sp.Function("f")
+    composed = f(*there) - f(*here)
+    simplified = sp.simplify(composed.xreplace({a: sp.simplify(a) for a in there}))
+    if simplified != 0:
+        raise IdentityError(f"f(features(x + 2 pi)) - f(features(x)) = {simplified}")
+    statements = (
+        sp.Eq(sp.Symbol(r"\gamma(x + 2\pi)"), there.T.applyfunc(sp.simplify), evaluate=False),
+        sp.Eq(sp.Symbol(r"f(\gamma(x + 2\pi))"), sp.Symbol(r"f(\gamma(x))"), evaluate=False),
+    )
+    return VerifiedIdentity("periodic features", statements, {"features": here})
