@@ -383,8 +383,15 @@ def verify_shift_group(
     for name, difference in checks.items():
         if not _matrix_is_zero(difference):
             raise IdentityError(f"{name} fails")
+    blocks_latex = ", ".join(
+        f"R\\left({sp.latex(shift * frequency(i, width))}\\right)" for i in range(width // 2)
+    )
     statements = (
-        sp.Eq(sp.Symbol("M_{k}"), expected, evaluate=False),
+        sp.Eq(
+            sp.Symbol("M_{k}"),
+            sp.Symbol(f"\\operatorname{{diag}}\\left({blocks_latex}\\right)"),
+            evaluate=False,
+        ),
         sp.Eq(sp.Symbol(r"M_{j} M_{k}"), sp.Symbol("M_{j+k}"), evaluate=False),
         sp.Eq(sp.Symbol("M_{-k}"), sp.Symbol(r"M_{k}^{\mathsf{T}} = M_{k}^{-1}"), evaluate=False),
         sp.Eq(sp.Symbol("M_{0}"), sp.Symbol("I"), evaluate=False),
