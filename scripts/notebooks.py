@@ -74,12 +74,33 @@ def build(path: Path) -> Path:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    errors = unexpected_errors(notebook)
+    if errors:
+        raise RuntimeError(f"{path.name} ran with errors:\n" + "\n".join(errors))
     for cell in notebook.cells:
         cell.get("metadata", {}).pop("execution", None)
     notebook.metadata.pop("widgets", None)
     target = twin_of(path)
     nbformat.write(notebook, target)
     return target
+
+
+def unexpected_errors(notebook) -> list[str]:
+    """Error outputs and stderr in cells that are not tagged ``raises-exception``.
+
+    Some failures (a figure that cannot be drawn, a warning) do not stop
+    execution; they would show up in the book as a traceback or a stderr block.
+    """
+    found = []
+    for number, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or "raises-exception" in _tags(cell):
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                found.append(f"cell {number}: {output.get('ename')}: {output.get('evalue')}")
+            elif output.get("output_type") == "stream" and output.get("name") == "stderr":
+                found.append(f"cell {number}: stderr: {output.get('text', '')[:200]}")
+    return found
 
 
 def differences(path: Path) -> list[str]:
@@ -102,6 +123,7 @@ def differences(path: Path) -> list[str]:
             problems.append(f"{where}: tags {_tags(mine)} vs {_tags(theirs)}")
         elif theirs.cell_type == "code" and theirs.get("execution_count") is None:
             problems.append(f"{where}: code cell was not executed in the twin")
+    problems += unexpected_errors(twin)
     return [f"{path.name}: {problem}" for problem in problems]
 
 

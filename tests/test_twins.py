@@ -51,3 +51,15 @@ def test_check_catches_a_missing_twin(notebooks, tmp_path):
     md = _copy_chapter(notebooks, tmp_path)
     notebooks.twin_of(md).unlink()
     assert any("missing" in problem for problem in notebooks.differences(md))
+
+
+def test_check_catches_an_error_output(notebooks, tmp_path):
+    md = _copy_chapter(notebooks, tmp_path)
+    twin = notebooks.twin_of(md)
+    notebook = nbformat.read(twin, as_version=4)
+    code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    code.outputs.append(
+        nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[])
+    )
+    nbformat.write(notebook, twin)
+    assert any("ValueError: boom" in problem for problem in notebooks.differences(md))
