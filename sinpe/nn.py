@@ -1,0 +1,594 @@
+"""A Transformer encoder in NumPy, forward and backward written out.
+
+Small enough to read in one sitting, explicit enough to check every gradient:
+each module keeps its parameters in ``params`` and their gradients in
+``grads`` (same keys), caches what its backward pass needs during ``forward``,
+and ``backward(dout)`` returns the gradient with respect to its input while
+*adding* into ``grads``. Parameter names follow PyTorch, so an
+:class:`EncoderLayer` loads the ``state_dict`` of a
+``torch.nn.TransformerEncoderLayer`` (see :meth:`EncoderLayer.from_state_dict`).
+
+Shapes: ``B`` batch, ``T`` sequence length, ``D`` width (d_model), ``H`` heads,
+``Dh = D / H``, ``F`` feed-forward width, ``V`` vocabulary.
+
+NumPy only; no dropout (the layers compute what PyTorch computes in eval mode).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe.core import positional_encoding
+
+__all__ = [
+    "Adam",
+    "Embedding",
+    "EncoderLayer",
+    "LayerNorm",
+    "Linear",
+    "Module",
+    "MultiHeadAttention",
+    "PositionalEncoding",
+    "TokenModel",
+    "attention_bias",
+    "gelu",
+    "gelu_backward",
+    "relu",
+    "relu_backward",
+    "softmax",
+    "softmax_cross_entropy",
+]
+
+ACTIVATIONS = ("relu", "gelu")
+
+
+# ---------------------------------------------------------------------------
+# Functions
+
+
+def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax; ``-inf`` entries get probability 0."""
+    shifted = scores - np.max(scores, axis=axis, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / np.sum(weights, axis=axis, keepdims=True)
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0)
+
+
+def relu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return dout * (x > 0)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """Exact GELU, ``x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2))`` (PyTorch's default)."""
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+
+
+def gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``d gelu / dx = Phi(x) + x phi(x)``."""
+    cdf = 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+    pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+    return dout * (cdf + x * pdf)
+
+
+def softmax_cross_entropy(logits: np.ndarray, targets: npt.ArrayLike) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy over all tokens, and its gradient with respect to ``logits``.
+
+    Parameters
+    ----------
+    logits : numpy.ndarray, shape (..., V)
+    targets : array_like of int, shape (...)
+
+    Returns
+    -------
+    (float, numpy.ndarray)
+        The loss and ``dloss/dlogits`` (same shape as ``logits``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.nn import softmax_cross_entropy
+    >>> loss, grad = softmax_cross_entropy(np.zeros((1, 4)), [2])
+    >>> round(loss, 6) == round(np.log(4), 6)
+    True
+    """
+    labels = np.asarray(targets)
+    if labels.dtype.kind not in "iu" or labels.shape != logits.shape[:-1]:
+        raise ValueError(
+            f"targets must be integers of shape {logits.shape[:-1]}, got {labels.dtype} "
+            f"{labels.shape}"
+        )
+    probs = softmax(logits)  # (..., V)
+    flat = probs.reshape(-1, probs.shape[-1])
+    picked = flat[np.arange(flat.shape[0]), labels.reshape(-1)]
+    loss = float(-np.mean(np.log(np.maximum(picked, np.finfo(probs.dtype).tiny))))
+    grad = flat.copy()
+    grad[np.arange(flat.shape[0]), labels.reshape(-1)] -= 1.0
+    return loss, (grad / flat.shape[0]).reshape(logits.shape)
+
+
+def attention_bias(
+    mask: npt.ArrayLike | None,
+    key_padding_mask: npt.ArrayLike | None,
+    batch: int,
+    heads: int,
+    length: int,
+    dtype: npt.DTypeLike = np.float64,
+) -> np.ndarray | None:
+    """Additive attention bias, shape broadcastable to ``(B, H, T, T)``, from PyTorch-style masks.
+
+    ``mask`` is PyTorch's ``src_mask``: shape ``(T, T)`` or ``(B * H, T, T)``;
+    boolean ``True`` means *not allowed* (bias ``-inf``), a float mask is added
+    as it is. ``key_padding_mask`` has shape ``(B, T)``; ``True`` marks padding
+    keys that no query may attend to.
+    """
+    bias = None
+    if mask is not None:
+        given = np.asarray(mask)
+        if given.shape == (length, length):
+            shaped = given[np.newaxis, np.newaxis]
+        elif given.shape == (batch * heads, length, length):
+            shaped = given.reshape(batch, heads, length, length)
+        else:
+            raise ValueError(
+                f"mask must have shape ({length}, {length}) or "
+                f"({batch * heads}, {length}, {length}), got {given.shape}"
+            )
+        if shaped.dtype == np.bool_:
+            bias = np.where(shaped, -np.inf, 0.0).astype(dtype)
+        elif shaped.dtype.kind == "f":
+            bias = shaped.astype(dtype)
+        else:
+            raise TypeError(f"mask must be boolean or floating, got {shaped.dtype}")
+    if key_padding_mask is not None:
+        padding = np.asarray(key_padding_mask)
+        if padding.shape != (batch, length) or padding.dtype != np.bool_:
+            raise ValueError(
+                f"key_padding_mask must be boolean of shape ({batch}, {length}), "
+                f"got {padding.dtype} {padding.shape}"
+            )
+        pad_bias = np.where(padding[:, np.newaxis, np.newaxis, :], -np.inf, 0.0).astype(dtype)
+        bias = pad_bias if bias is None else bias + pad_bias
+    return bias
+
+
+# ---------------------------------------------------------------------------
+# Modules
+
+
+class Module:
+    """Parameters, their gradients, and named children (for PyTorch-style names)."""
+
+    def __init__(self) -> None:
+        self.params: dict[str, np.ndarray] = {}
+        self.grads: dict[str, np.ndarray] = {}
+        self.children: dict[str, Module] = {}
+
+    def _add(self, name: str, value: np.ndarray) -> None:
+        self.params[name] = value
+        self.grads[name] = np.zeros_like(value)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+        """Yield ``(name, parameter, gradient)``; names are PyTorch's ``state_dict`` keys."""
+        for name, value in self.params.items():
+            yield prefix + name, value, self.grads[name]
+        for child_name, child in self.children.items():
+            yield from child.named_parameters(f"{prefix}{child_name}.")
+
+    def zero_grad(self) -> None:
+        for _, _, grad in self.named_parameters():
+            grad.fill(0.0)
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        return {name: value.copy() for name, value, _ in self.named_parameters()}
+
+    def load_state_dict(self, state_dict: dict[str, npt.ArrayLike]) -> None:
+        """Copy arrays into the parameters; keys and shapes must match exactly."""
+        own = {name: value for name, value, _ in self.named_parameters()}
+        missing, unexpected = set(own) - set(state_dict), set(state_dict) - set(own)
+        if missing or unexpected:
+            raise KeyError(
+                f"state_dict keys do not match: missing {sorted(missing)}, "
+                f"unexpected {sorted(unexpected)}"
+            )
+        for name, value in own.items():
+            given = np.asarray(state_dict[name])
+            if given.shape != value.shape:
+                raise ValueError(f"{name}: expected shape {value.shape}, got {given.shape}")
+            np.copyto(value, given)
+
+    def astype(self, dtype: npt.DTypeLike) -> Module:
+        """Convert every parameter (and gradient) to ``dtype`` in place; returns self."""
+        for module in self._modules():
+            for name in module.params:
+                module.params[name] = module.params[name].astype(dtype)
+                module.grads[name] = np.zeros_like(module.params[name])
+        return self
+
+    def _modules(self) -> Iterator[Module]:
+        yield self
+        for child in self.children.values():
+            yield from child._modules()
+
+
+class Linear(Module):
+    """``y = x W^T + b`` with ``W`` of shape ``(out, in)``, as ``torch.nn.Linear``."""
+
+    def __init__(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
+        super().__init__()
+        bound = 1.0 / math.sqrt(d_in)
+        self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
+        self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self._x = x  # (..., in)
+        return x @ self.params["weight"].T + self.params["bias"]  # (..., out)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        d_out, d_in = self.params["weight"].shape
+        x2, g2 = self._x.reshape(-1, d_in), dout.reshape(-1, d_out)  # (N, in), (N, out)
+        self.grads["weight"] += g2.T @ x2  # (out, in)
+        self.grads["bias"] += g2.sum(axis=0)  # (out,)
+        return dout @ self.params["weight"]  # (..., in)
+
+
+class LayerNorm(Module):
+    """Normalise the last axis to mean 0 and variance 1, then scale and shift."""
+
+    def __init__(self, d_model: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.eps = eps
+        self._add("weight", np.ones(d_model))  # (D,)
+        self._add("bias", np.zeros(d_model))  # (D,)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
+        centred = x - mean  # (..., D)
+        inv_std = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + self.eps)
+        self._xhat, self._inv_std = centred * inv_std, inv_std  # (..., D), (..., 1)
+        return self._xhat * self.params["weight"] + self.params["bias"]
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        xhat, width = self._xhat, self._xhat.shape[-1]
+        self.grads["weight"] += (dout * xhat).reshape(-1, width).sum(axis=0)
+        self.grads["bias"] += dout.reshape(-1, width).sum(axis=0)
+        dxhat = dout * self.params["weight"]  # (..., D)
+        return self._inv_std * (
+            dxhat
+            - dxhat.mean(axis=-1, keepdims=True)
+            - xhat * (dxhat * xhat).mean(axis=-1, keepdims=True)
+        )
+
+
+class MultiHeadAttention(Module):
+    """Multi-head scaled dot-product self-attention with PyTorch's parameter layout.
+
+    ``in_proj_weight`` stacks the query, key and value projections, shape
+    ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, rng: np.random.Generator) -> None:
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        self.n_heads = n_heads
+        bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
+        self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
+        self._add("in_proj_bias", np.zeros(3 * d_model))
+        self.children["out_proj"] = Linear(d_model, d_model, rng)
+        self.children["out_proj"].params["bias"][:] = 0.0
+
+    def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
+        batch, length, width = x.shape  # (B, T, D)
+        heads, head_width = self.n_heads, width // self.n_heads
+        qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
+        qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
+        scale = 1.0 / math.sqrt(head_width)
+        scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (B, H, T, T)
+        bias = attention_bias(mask, key_padding_mask, batch, heads, length, x.dtype)
+        if bias is not None:
+            scores = scores + bias
+        weights = softmax(scores)  # (B, H, T, T): row t = where query t looks
+        context = weights @ v  # (B, H, T, Dh)
+        merged = context.transpose(0, 2, 1, 3).reshape(batch, length, width)  # (B, T, D)
+        self._cache = (x, q, k, v, weights, scale)
+        self.attention_weights = weights
+        return self.children["out_proj"].forward(merged)  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        x, q, k, v, weights, scale = self._cache
+        batch, length, width = x.shape
+        heads, head_width = self.n_heads, width // self.n_heads
+        dmerged = self.children["out_proj"].backward(dout)  # (B, T, D)
+        dcontext = dmerged.reshape(batch, length, heads, head_width).transpose(0, 2, 1, 3)
+        dweights = dcontext @ v.transpose(0, 1, 3, 2)  # (B, H, T, T)
+        dv = weights.transpose(0, 1, 3, 2) @ dcontext  # (B, H, T, Dh)
+        # softmax backward, row by row: dS = W * (dW - sum(dW * W))
+        dscores = weights * (dweights - np.sum(dweights * weights, axis=-1, keepdims=True))
+        dscores *= scale
+        dq = dscores @ k  # (B, H, T, Dh)
+        dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
+        dqkv = np.stack([dq, dk, dv]).transpose(1, 3, 0, 2, 4).reshape(batch, length, 3 * width)
+        self.grads["in_proj_weight"] += dqkv.reshape(-1, 3 * width).T @ x.reshape(-1, width)
+        self.grads["in_proj_bias"] += dqkv.reshape(-1, 3 * width).sum(axis=0)
+        return dqkv @ self.params["in_proj_weight"]  # (B, T, D)
+
+
+class EncoderLayer(Module):
+    """Self-attention and a feed-forward block, each with a residual and a LayerNorm.
+
+    Post-LN (the paper, PyTorch's default): ``h = norm1(x + attn(x))``,
+    ``y = norm2(h + ff(h))``. Pre-LN (``norm_first=True``):
+    ``h = x + attn(norm1(x))``, ``y = h + ff(norm2(h))``. ``ff(h) =
+    linear2(activation(linear1(h)))``.
+
+    Parameter names are those of ``torch.nn.TransformerEncoderLayer``.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        rng: np.random.Generator,
+        *,
+        norm_first: bool = False,
+        activation: str = "relu",
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+        self.norm_first, self.activation = norm_first, activation
+        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng)
+        self.children["linear1"] = Linear(d_model, d_ff, rng)
+        self.children["linear2"] = Linear(d_ff, d_model, rng)
+        self.children["norm1"] = LayerNorm(d_model, eps)
+        self.children["norm2"] = LayerNorm(d_model, eps)
+
+    @classmethod
+    def from_state_dict(
+        cls,
+        state_dict: dict[str, npt.ArrayLike],
+        n_heads: int,
+        *,
+        norm_first: bool = False,
+        activation: str = "relu",
+        eps: float = 1e-5,
+    ) -> EncoderLayer:
+        """Build a layer from the ``state_dict`` of ``torch.nn.TransformerEncoderLayer``.
+
+        Parameters
+        ----------
+        state_dict : dict of str to array_like
+            ``{k: v.numpy() for k, v in torch_layer.state_dict().items()}``: keys
+            ``self_attn.in_proj_weight`` ``(3D, D)``, ``self_attn.in_proj_bias``,
+            ``self_attn.out_proj.weight``/``.bias``, ``linear1.weight`` ``(F, D)``,
+            ``linear1.bias``, ``linear2.weight`` ``(D, F)``, ``linear2.bias``,
+            ``norm1.weight``/``.bias``, ``norm2.weight``/``.bias``.
+        n_heads, norm_first, activation, eps
+            As given to PyTorch (``nhead``, ``norm_first``, ``activation``,
+            ``layer_norm_eps``).
+
+        Returns
+        -------
+        EncoderLayer
+            Called as ``layer(x, mask=None, key_padding_mask=None)`` on ``x`` of
+            shape ``(B, T, D)``, it computes what the PyTorch layer computes with
+            ``batch_first=True`` in eval mode; ``mask`` is PyTorch's ``src_mask``
+            (boolean ``True`` = not allowed, or an additive float mask) and
+            ``key_padding_mask`` its ``src_key_padding_mask``. The dtype of the
+            arrays is kept (float32 from PyTorch).
+
+        Raises
+        ------
+        KeyError, ValueError
+            For missing or unexpected keys, or shapes that do not fit.
+        """
+        arrays = {name: np.asarray(value) for name, value in state_dict.items()}
+        if "linear1.weight" not in arrays:
+            raise KeyError("state_dict has no 'linear1.weight'; is it a TransformerEncoderLayer?")
+        d_ff, d_model = arrays["linear1.weight"].shape
+        layer = cls(
+            d_model,
+            n_heads,
+            d_ff,
+            np.random.default_rng(0),
+            norm_first=norm_first,
+            activation=activation,
+            eps=eps,
+        )
+        layer.astype(arrays["linear1.weight"].dtype)
+        layer.load_state_dict(arrays)
+        return layer
+
+    def __call__(self, x, mask=None, key_padding_mask=None) -> np.ndarray:
+        return self.forward(np.asarray(x), mask, key_padding_mask)
+
+    def _feed_forward(self, h: np.ndarray) -> np.ndarray:
+        hidden = self.children["linear1"].forward(h)  # (B, T, F)
+        self._hidden = hidden
+        act = relu(hidden) if self.activation == "relu" else gelu(hidden)
+        return self.children["linear2"].forward(act)  # (B, T, D)
+
+    def _feed_forward_backward(self, dout: np.ndarray) -> np.ndarray:
+        dact = self.children["linear2"].backward(dout)  # (B, T, F)
+        if self.activation == "relu":
+            dhidden = relu_backward(dact, self._hidden)
+        else:
+            dhidden = gelu_backward(dact, self._hidden)
+        return self.children["linear1"].backward(dhidden)  # (B, T, D)
+
+    def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
+        attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        if self.norm_first:
+            h = x + attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
+            return h + self._feed_forward(norm2.forward(h))
+        h = norm1.forward(x + attn.forward(x, mask, key_padding_mask))
+        return norm2.forward(h + self._feed_forward(h))
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        if self.norm_first:
+            dh = dout + norm2.backward(self._feed_forward_backward(dout))
+            return dh + norm1.backward(attn.backward(dh))
+        dsum2 = norm2.backward(dout)  # d(h + ff(h))
+        dh = dsum2 + self._feed_forward_backward(dsum2)
+        dsum1 = norm1.backward(dh)  # d(x + attn(x))
+        return dsum1 + attn.backward(dsum1)
+
+
+class Embedding(Module):
+    """Token ids to vectors: a ``(V, D)`` table, optionally scaled by ``sqrt(D)``."""
+
+    def __init__(self, vocab: int, d_model: int, rng: np.random.Generator, *, scale: bool):
+        super().__init__()
+        self.factor = math.sqrt(d_model) if scale else 1.0
+        # Entries N(0, 1/D): after the sqrt(D) scaling each vector has norm about sqrt(D).
+        self._add("weight", rng.normal(0.0, d_model**-0.5, size=(vocab, d_model)))
+
+    def forward(self, tokens: np.ndarray) -> np.ndarray:
+        self._tokens = tokens  # (B, T) int
+        return self.params["weight"][tokens] * self.factor  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> None:
+        np.add.at(self.grads["weight"], self._tokens, dout * self.factor)
+
+
+class PositionalEncoding(Module):
+    """Adds position information: ``"sinusoidal"`` (fixed), ``"learned"`` (a table), ``"none"``.
+
+    The sinusoidal encoding is defined for any length; a learned table only up to
+    ``max_len`` positions, and asking for more raises ``ValueError``.
+    """
+
+    KINDS = ("sinusoidal", "learned", "none")
+
+    def __init__(
+        self,
+        kind: str,
+        d_model: int,
+        max_len: int,
+        rng: np.random.Generator,
+        base: float = 10000.0,
+    ) -> None:
+        super().__init__()
+        if kind not in self.KINDS:
+            raise ValueError(f"kind must be one of {self.KINDS}, got {kind!r}")
+        self.kind, self.d_model, self.max_len, self.base = kind, d_model, max_len, base
+        if kind == "learned":
+            self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        length = x.shape[-2]
+        if self.kind == "none":
+            return x
+        if self.kind == "sinusoidal":
+            return x + positional_encoding(np.arange(length), self.d_model, self.base)
+        if length > self.max_len:
+            raise ValueError(
+                f"a learned position table has {self.max_len} rows; it cannot encode "
+                f"position {self.max_len} or later (sequence length {length})"
+            )
+        self._length = length
+        return x + self.params["weight"][:length]
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        if self.kind == "learned":
+            self.grads["weight"][: self._length] += dout.reshape(-1, *dout.shape[-2:]).sum(0)
+        return dout
+
+
+class TokenModel(Module):
+    """Embedding (+ position) -> encoder layers -> per-token logits.
+
+    ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final
+    LayerNorm when the layers are pre-LN.
+    """
+
+    def __init__(
+        self,
+        vocab: int,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        n_layers: int,
+        *,
+        positions: str = "sinusoidal",
+        max_len: int = 64,
+        scale_embeddings: bool = True,
+        norm_first: bool = False,
+        activation: str = "relu",
+        n_outputs: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        rng = np.random.default_rng(seed)
+        self.children["embedding"] = Embedding(vocab, d_model, rng, scale=scale_embeddings)
+        self.children["position"] = PositionalEncoding(positions, d_model, max_len, rng)
+        for index in range(n_layers):
+            self.children[f"layers.{index}"] = EncoderLayer(
+                d_model, n_heads, d_ff, rng, norm_first=norm_first, activation=activation
+            )
+        self.n_layers, self.norm_first = n_layers, norm_first
+        if norm_first:
+            self.children["norm"] = LayerNorm(d_model)
+        self.children["head"] = Linear(d_model, n_outputs or vocab, rng)
+
+    def forward(self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None) -> np.ndarray:
+        ids = np.asarray(tokens)
+        h = self.children["position"].forward(self.children["embedding"].forward(ids))
+        for index in range(self.n_layers):
+            h = self.children[f"layers.{index}"].forward(h, mask, key_padding_mask)
+        if self.norm_first:
+            h = self.children["norm"].forward(h)
+        return self.children["head"].forward(h)  # (B, T, V_out)
+
+    def backward(self, dlogits: np.ndarray) -> None:
+        dh = self.children["head"].backward(dlogits)
+        if self.norm_first:
+            dh = self.children["norm"].backward(dh)
+        for index in reversed(range(self.n_layers)):
+            dh = self.children[f"layers.{index}"].backward(dh)
+        self.children["embedding"].backward(self.children["position"].backward(dh))
+
+
+class Adam:
+    """Adam (Kingma & Ba 2015) over a module's parameters, updated in place."""
+
+    def __init__(
+        self,
+        module: Module,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
+        self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
+        self.step_count = 0
+        self.moments = {
+            name: (np.zeros_like(value), np.zeros_like(value))
+            for name, value, _ in module.named_parameters()
+        }
+
+    def step(self) -> None:
+        self.step_count += 1
+        beta1, beta2 = self.betas
+        correction1 = 1.0 - beta1**self.step_count
+        correction2 = 1.0 - beta2**self.step_count
+        for name, value, grad in self.module.named_parameters():
+            first, second = self.moments[name]
+            first *= beta1
+            first += (1.0 - beta1) * grad
+            second *= beta2
+            second += (1.0 - beta2) * grad * grad
+            value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)
