@@ -170,3 +170,19 @@ def test_bad_configuration():
         nn.attention_bias(np.zeros((3, 3), bool), None, 1, 1, 4)
     with pytest.raises(KeyError, match="missing"):
         nn.Linear(2, 2, np.random.default_rng(0)).load_state_dict({"weight": np.zeros((2, 2))})
+
+
+def test_check_gradients_helper_agrees_and_can_fail():
+    rng = np.random.default_rng(0)
+    layer = nn.EncoderLayer(4, 2, 6, rng)
+    x = rng.normal(size=(1, 3, 4))
+    errors = nn.check_gradients(layer, x)
+    assert set(errors) == {"input"} | {name for name, _, _ in layer.named_parameters()}
+    assert max(errors.values()) < 1e-6
+
+    class Broken(nn.Linear):
+        def backward(self, dout):
+            return 2 * super().backward(dout)
+
+    broken = Broken(3, 2, rng)
+    assert nn.check_gradients(broken, rng.normal(size=(2, 3)))["input"] > 0.5

@@ -1,0 +1,170 @@
+"""Small, seeded experiments with the NumPy Transformer of :mod:`sinpe.nn`.
+
+Toy tasks where position is everything, a training loop, accuracy, and the
+exact accuracy ceiling of a model that cannot see positions. NumPy only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sinpe import nn
+
+__all__ = [
+    "TASKS",
+    "TrainingLog",
+    "equivariance_gap",
+    "previous_token_task",
+    "reversal_ceiling",
+    "reversal_task",
+    "token_accuracy",
+    "train",
+]
+
+Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+def reversal_task(
+    rng: np.random.Generator, batch: int, length: int, vocab: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = reversal_task(np.random.default_rng(0), 1, 4, 10)
+    >>> bool((y == x[:, ::-1]).all())
+    True
+    """
+    tokens = rng.integers(0, vocab, size=(batch, length))
+    return tokens, tokens[:, ::-1].copy()
+
+
+def previous_token_task(
+    rng: np.random.Generator, batch: int, length: int, vocab: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = previous_token_task(np.random.default_rng(0), 1, 4, 10)
+    >>> bool((y[:, 1:] == x[:, :-1]).all() and y[0, 0] == x[0, 0])
+    True
+    """
+    tokens = rng.integers(0, vocab, size=(batch, length))
+    return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
+
+
+TASKS: dict[str, Task] = {"reversal": reversal_task, "previous token": previous_token_task}
+
+
+def token_accuracy(
+    model: nn.TokenModel, tokens: np.ndarray, targets: np.ndarray, *, per_position: bool = False
+) -> float | np.ndarray:
+    """Fraction of tokens whose most likely prediction is the target (per position if asked)."""
+    correct = model.forward(tokens).argmax(axis=-1) == targets  # (B, T)
+    return correct.mean(axis=0) if per_position else float(correct.mean())
+
+
+@dataclass
+class TrainingLog:
+    """Losses of every step and held-out accuracies every ``eval_every`` steps."""
+
+    losses: list[float] = field(default_factory=list)
+    eval_steps: list[int] = field(default_factory=list)
+    eval_accuracy: list[float] = field(default_factory=list)
+
+    def first_step_reaching(self, accuracy: float) -> int | None:
+        """The first evaluated step with held-out accuracy >= ``accuracy``."""
+        for step, value in zip(self.eval_steps, self.eval_accuracy, strict=True):
+            if value >= accuracy:
+                return step
+        return None
+
+
+def train(
+    model: nn.TokenModel,
+    task: Task,
+    *,
+    steps: int,
+    length: int,
+    vocab: int,
+    batch: int = 64,
+    lr: float = 3e-3,
+    seed: int = 0,
+    held_out: tuple[np.ndarray, np.ndarray] | None = None,
+    eval_every: int = 50,
+) -> TrainingLog:
+    """Train ``model`` with Adam on fresh batches of ``task``; returns the log.
+
+    Each step draws a new batch from ``np.random.default_rng(seed)``, so two
+    models trained with the same seed see the same data.
+    """
+    optimizer = nn.Adam(model, lr=lr)
+    rng = np.random.default_rng(seed)
+    log = TrainingLog()
+    for step in range(1, steps + 1):
+        tokens, targets = task(rng, batch, length, vocab)
+        model.zero_grad()
+        loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens), targets)
+        model.backward(dlogits)
+        optimizer.step()
+        log.losses.append(loss)
+        if held_out is not None and (step % eval_every == 0 or step == steps):
+            log.eval_steps.append(step)
+            log.eval_accuracy.append(token_accuracy(model, *held_out))
+    return log
+
+
+def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
+    """``max |f(x)[perm] - f(x[perm])|``: zero exactly when permuting commutes with the model."""
+    outputs = model.forward(tokens)
+    permuted_outputs = model.forward(tokens[:, permutation])
+    return float(np.max(np.abs(outputs[:, permutation] - permuted_outputs)))
+
+
+def reversal_ceiling(vocab: int, length: int) -> float:
+    """Best expected token accuracy on reversal for a model that cannot see positions.
+
+    A permutation-equivariant model's prediction at a position can depend only
+    on the token there, ``a``, and on the multiset of the whole sequence. For
+    uniform random sequences and ``length`` even, the target -- the token at the
+    mirrored position, which is another position -- is then uniformly one of
+    the other ``length - 1`` tokens, so the best prediction is the most frequent
+    of them and is right with probability ``max_v c'_v / (length - 1)``, where
+    ``c'`` counts the tokens without the one at hand. The ceiling is the
+    expectation of that over sequences, computed exactly by enumerating the
+    count vectors (multinomial weights).
+
+    Examples
+    --------
+    >>> round(reversal_ceiling(2, 2), 6)   # the other token is the answer: it is the only one
+    1.0
+    >>> round(reversal_ceiling(10, 16), 4)
+    0.2411
+    """
+    if length % 2 or length < 2:
+        raise ValueError(f"length must be even and >= 2 (no middle token), got {length}")
+    if vocab < 1:
+        raise ValueError(f"vocab must be positive, got {vocab}")
+    bars = np.array(list(itertools.combinations(range(length + vocab - 1), vocab - 1)))
+    bars = bars.reshape(-1, vocab - 1)
+    edges = np.concatenate(
+        [np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), length + vocab - 1)], axis=1
+    )
+    counts = np.diff(edges, axis=1) - 1  # (M, V): every count vector summing to length
+    log_factorial = np.array([math.lgamma(k + 1) for k in range(length + 1)])
+    log_weight = log_factorial[length] - log_factorial[counts].sum(axis=1)
+    probability = np.exp(log_weight - length * math.log(vocab))  # multinomial
+    expected = np.zeros(len(counts))
+    for token in range(vocab):
+        others = counts.copy()
+        others[:, token] -= 1
+        expected += counts[:, token] / length * others.max(axis=1) / (length - 1)
+    return float(np.sum(probability * expected))

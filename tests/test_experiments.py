@@ -1,0 +1,72 @@
+"""The experiment helpers: tasks, the exact reversal ceiling, equivariance."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from sinpe import experiments, nn
+
+
+def brute_force_ceiling(vocab, length):
+    """Bayes-optimal accuracy given (own token, multiset), by enumerating every sequence."""
+    groups = defaultdict(Counter)
+    for sequence in itertools.product(range(vocab), repeat=length):
+        multiset = tuple(sorted(sequence))
+        for position, token in enumerate(sequence):
+            groups[token, multiset][sequence[length - 1 - position]] += 1
+    best = sum(max(counter.values()) for counter in groups.values())
+    return best / (vocab**length * length)
+
+
+@pytest.mark.parametrize(("vocab", "length"), [(2, 2), (3, 4), (2, 6), (4, 4)])
+def test_ceiling_matches_brute_force(vocab, length):
+    assert experiments.reversal_ceiling(vocab, length) == pytest.approx(
+        brute_force_ceiling(vocab, length), rel=1e-12
+    )
+
+
+def test_ceiling_matches_monte_carlo_at_book_size():
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 10, size=(200_000, 16))
+    counts = np.stack([(tokens == v).sum(axis=1) for v in range(10)], axis=1)
+    others = counts - np.eye(10, dtype=int)[tokens[:, 0]]
+    estimate = (others.max(axis=1) / 15).mean()
+    assert experiments.reversal_ceiling(10, 16) == pytest.approx(estimate, abs=0.003)
+
+
+def test_ceiling_rejects_odd_length():
+    with pytest.raises(ValueError, match="even"):
+        experiments.reversal_ceiling(10, 15)
+
+
+def test_equivariance_gap():
+    permutation = np.random.default_rng(1).permutation(8)
+    tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
+    blind = nn.TokenModel(6, 16, 2, 32, 2, positions="none", seed=0)
+    seeing = nn.TokenModel(6, 16, 2, 32, 2, positions="sinusoidal", seed=0)
+    assert experiments.equivariance_gap(blind, tokens, permutation) < 1e-12
+    assert experiments.equivariance_gap(seeing, tokens, permutation) > 1e-2
+
+
+def test_training_log_and_determinism():
+    def run():
+        model = nn.TokenModel(5, 16, 1, 16, 1, seed=0)
+        held = experiments.reversal_task(np.random.default_rng(9), 20, 6, 5)
+        return experiments.train(
+            model,
+            experiments.reversal_task,
+            steps=20,
+            length=6,
+            vocab=5,
+            held_out=held,
+            eval_every=10,
+        )
+
+    first, second = run(), run()
+    assert first.losses == second.losses and len(first.losses) == 20
+    assert first.eval_steps == [10, 20]
+    assert first.losses[-1] < first.losses[0]
