@@ -17,8 +17,10 @@ from sinpe import nn
 
 __all__ = [
     "TASKS",
+    "RegressionLog",
     "TrainingLog",
     "equivariance_gap",
+    "fit_regression",
     "previous_token_task",
     "reversal_ceiling",
     "reversal_task",
@@ -168,3 +170,37 @@ def reversal_ceiling(vocab: int, length: int) -> float:
         others[:, token] -= 1
         expected += counts[:, token] / length * others.max(axis=1) / (length - 1)
     return float(np.sum(probability * expected))
+
+
+@dataclass
+class RegressionLog:
+    """Training losses, and held-out predictions recorded every ``record_every`` steps."""
+
+    losses: list[float] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
+    predictions: list[np.ndarray] = field(default_factory=list)
+
+
+def fit_regression(
+    model: nn.Module,
+    inputs: np.ndarray,
+    targets: np.ndarray,
+    *,
+    steps: int,
+    lr: float = 1e-3,
+    eval_inputs: np.ndarray | None = None,
+    record_every: int = 100,
+) -> RegressionLog:
+    """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``."""
+    optimizer = nn.Adam(model, lr=lr)
+    log = RegressionLog()
+    for step in range(1, steps + 1):
+        model.zero_grad()
+        loss, grad = nn.mean_squared_error(model.forward(inputs), targets)
+        model.backward(grad)
+        optimizer.step()
+        log.losses.append(loss)
+        if eval_inputs is not None and (step % record_every == 0 or step == steps):
+            log.steps.append(step)
+            log.predictions.append(model.forward(eval_inputs))
+    return log

@@ -16,6 +16,7 @@ NumPy only; no dropout (the layers compute what PyTorch computes in eval mode).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 
@@ -25,6 +26,7 @@ import numpy.typing as npt
 from sinpe.core import positional_encoding
 
 __all__ = [
+    "MLP",
     "Adam",
     "Embedding",
     "EncoderLayer",
@@ -38,6 +40,7 @@ __all__ = [
     "check_gradients",
     "gelu",
     "gelu_backward",
+    "mean_squared_error",
     "relu",
     "relu_backward",
     "softmax",
@@ -575,6 +578,53 @@ class TokenModel(Module):
         for index in reversed(range(self.n_layers)):
             dh = self.children[f"layers.{index}"].backward(dh)
         self.children["embedding"].backward(self.children["position"].backward(dh))
+
+
+class MLP(Module):
+    """A multilayer perceptron: Linear layers with ReLU between, optional sigmoid output.
+
+    ``sizes = [in, hidden, ..., out]``; children are named ``layers.0``, ``layers.1``...
+    """
+
+    def __init__(
+        self, sizes: list[int], rng: np.random.Generator, *, output: str = "linear"
+    ) -> None:
+        super().__init__()
+        if output not in ("linear", "sigmoid"):
+            raise ValueError(f"output must be 'linear' or 'sigmoid', got {output!r}")
+        if len(sizes) < 2:
+            raise ValueError(f"sizes needs at least an input and an output width, got {sizes}")
+        self.output, self.depth = output, len(sizes) - 1
+        for index, (d_in, d_out) in enumerate(itertools.pairwise(sizes)):
+            self.children[f"layers.{index}"] = Linear(d_in, d_out, rng)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self._pre = []  # pre-activations of the hidden layers, (N, hidden)
+        h = x  # (N, in)
+        for index in range(self.depth):
+            h = self.children[f"layers.{index}"].forward(h)
+            if index < self.depth - 1:
+                self._pre.append(h)
+                h = relu(h)
+        if self.output == "sigmoid":
+            h = 1.0 / (1.0 + np.exp(-h))
+            self._out = h
+        return h  # (N, out)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        if self.output == "sigmoid":
+            dout = dout * self._out * (1.0 - self._out)
+        for index in reversed(range(self.depth)):
+            if index < self.depth - 1:
+                dout = relu_backward(dout, self._pre[index])
+            dout = self.children[f"layers.{index}"].backward(dout)
+        return dout
+
+
+def mean_squared_error(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean of squared errors over all entries, and its gradient with respect to ``prediction``."""
+    difference = prediction - target
+    return float(np.mean(difference**2)), 2.0 * difference / difference.size
 
 
 class Adam:

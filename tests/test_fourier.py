@@ -32,3 +32,108 @@ def test_definition_and_period(x, k):
 def test_bad_input(x, k, error):
     with pytest.raises(error):
         integer_features(x, k)
+
+
+# NeRF and Fourier-feature mappings, against ../shared/notes/conventions.md and the
+# formulas of the papers.
+import sinpe.fourier as fourier  # noqa: E402
+from sinpe import experiments, nn  # noqa: E402
+
+
+def test_nerf_official_golden():
+    np.testing.assert_allclose(
+        fourier.nerf_encoding([0.5], 2, convention="official"),
+        [0.5, 0.4794255386, 0.8775825619, 0.8414709848, 0.5403023059],
+        atol=5e-11,
+    )
+
+
+@pytest.mark.parametrize(
+    ("convention", "frequencies", "size"),
+    [("official", 10, 63), ("official", 4, 27), ("paper", 10, 60), ("paper", 4, 24)],
+)
+def test_nerf_sizes_on_3d_input(convention, frequencies, size):
+    assert fourier.nerf_encoding(np.zeros((5, 3)), frequencies, convention=convention).shape == (
+        5,
+        size,
+    )
+
+
+def test_nerf_paper_formula_and_order():
+    point = [0.3, -0.7]
+    got = fourier.nerf_encoding(point, 3)
+    expected = [
+        f(2**level * math.pi * p) for p in point for level in range(3) for f in (math.sin, math.cos)
+    ]
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_nerf_official_order_is_frequency_major():
+    point = [0.3, -0.7, 1.1]
+    got = fourier.nerf_encoding(point, 2, convention="official")
+    expected = list(point) + [
+        f(2**level * p) for level in range(2) for f in (math.sin, math.cos) for p in point
+    ]
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+
+
+def test_paper_form_wraps_with_period_two_and_official_does_not():
+    p = np.array([[-0.9], [0.25]])
+    paper = fourier.nerf_encoding(p, 10)
+    np.testing.assert_allclose(fourier.nerf_encoding(p + 2.0, 10), paper, atol=1e-9)
+    official = fourier.nerf_encoding(p, 10, convention="official")
+    assert not np.allclose(fourier.nerf_encoding(p + 2.0, 10, convention="official"), official)
+
+
+def test_gaussian_features_formula():
+    rng = np.random.default_rng(0)
+    B = fourier.gaussian_matrix(4, 2, 3.0, rng)
+    x = rng.uniform(size=(6, 2))
+    got = fourier.gaussian_features(x, B)
+    phases = 2 * math.pi * np.array([[xi @ b for b in B] for xi in x])
+    np.testing.assert_allclose(got, np.concatenate([np.sin(phases), np.cos(phases)], 1), atol=1e-12)
+    assert np.std(fourier.gaussian_matrix(4000, 1, 3.0, rng)) == pytest.approx(3.0, rel=0.05)
+
+
+def test_log_spaced_matrix_matches_tancik():
+    frequencies = 2.0 ** np.linspace(0, 5.0, 8) - 1
+    B = fourier.log_spaced_matrix(8, 2, 5.0)
+    np.testing.assert_allclose(B[:8, 0], frequencies)
+    np.testing.assert_allclose(B[8:, 1], frequencies)
+    assert np.all(B[:8, 1] == 0) and np.all(B[8:, 0] == 0)
+
+
+def test_psnr():
+    assert fourier.psnr([0.5], [0.5]) == math.inf
+    assert fourier.psnr(np.zeros(4), np.full(4, 0.01)) == pytest.approx(40.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: fourier.nerf_encoding(1.0, 4), ValueError),
+        (lambda: fourier.nerf_encoding([1.0], 0), ValueError),
+        (lambda: fourier.nerf_encoding([1.0], 2, convention="nerfstudio"), ValueError),
+        (lambda: fourier.nerf_encoding([np.inf], 2), ValueError),
+        (lambda: fourier.gaussian_features([1.0, 2.0], np.eye(3)), ValueError),
+        (lambda: fourier.gaussian_matrix(4, 2, -1.0, np.random.default_rng(0)), ValueError),
+        (lambda: fourier.log_spaced_matrix(0, 2, 4.0), ValueError),
+    ],
+)
+def test_bad_input_for_mappings(call, error):
+    with pytest.raises(error):
+        call()
+
+
+def test_mlp_gradients_and_fit():
+    rng = np.random.default_rng(0)
+    for output in ("linear", "sigmoid"):
+        mlp = nn.MLP([3, 5, 4, 2], rng, output=output)
+        errors = nn.check_gradients(mlp, rng.normal(size=(6, 3)))
+        assert max(errors.values()) < 1e-6
+    x = np.linspace(0, 1, 32)[:, None]
+    mlp = nn.MLP([1, 16, 1], np.random.default_rng(1))
+    log = experiments.fit_regression(
+        mlp, x, 2 * x - 1, steps=300, lr=1e-2, eval_inputs=x, record_every=100
+    )
+    assert log.steps == [100, 200, 300] and log.losses[-1] < 1e-3
