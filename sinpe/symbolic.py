@@ -35,6 +35,7 @@ __all__ = [
     "one_indexed_encoding",
     "other_position",
     "position",
+    "rope",
     "rotation",
     "shift",
     "shift_matrix",
@@ -45,6 +46,9 @@ __all__ = [
     "verify_no_linear_shift",
     "verify_pair_rotation",
     "verify_periodic_features",
+    "verify_rope_layouts",
+    "verify_rope_norm",
+    "verify_rope_relative",
     "verify_shift_group",
 ]
 
@@ -535,3 +539,104 @@ def verify_periodic_features(
         sp.Eq(sp.Symbol(r"f(\gamma(x + 2\pi))"), sp.Symbol(r"f(\gamma(x))"), evaluate=False),
     )
     return VerifiedIdentity("periodic features", statements, {"features": here})
+
+
+# ---------------------------------------------------------------------------
+# RoPE: the rotation moved into attention
+
+
+def rope(
+    vector: sp.Matrix, at: sp.Expr, constant: sp.Expr = base, *, layout: str = "interleaved"
+) -> sp.Matrix:
+    """RoPE of a symbolic column ``vector`` at position ``at``, as :func:`sinpe.rope.apply_rope`."""
+    width = _check_width(len(vector))
+    half = width // 2
+    out = list(vector)
+    for i in range(half):
+        angle_i = at * frequency(i, width, constant)
+        a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + half)
+        out[a] = vector[a] * sp.cos(angle_i) - vector[b] * sp.sin(angle_i)
+        out[b] = vector[a] * sp.sin(angle_i) + vector[b] * sp.cos(angle_i)
+    return sp.Matrix(out)
+
+
+def _vector(name: str, width: int) -> sp.Matrix:
+    return sp.Matrix(sp.symbols(f"{name}0:{width}", real=True))
+
+
+def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
+    """Theorem: ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n`` only.
+
+    Checked as translation invariance: ``(d/dm + d/dn)`` of the dot product
+    simplifies to 0 for symbolic ``q``, ``k``, ``m``, ``n`` and base ``C``.
+
+    Raises
+    ------
+    IdentityError
+        If the dot product changes when both positions move together.
+    """
+    width = _check_width(d_model)
+    m, n = sp.symbols("m n", real=True)
+    q, k = _vector("q", width), _vector("k", width)
+    dot = (rope_fn(q, m).T * rope_fn(k, n))[0, 0]
+    drift = sp.diff(dot, m) + sp.diff(dot, n)
+    if not _is_zero(drift):
+        raise IdentityError("RoPE(q, m).RoPE(k, n) changes when m and n move together")
+    statements = (
+        sp.Eq(
+            sp.Symbol(
+                r"\left(\tfrac{\partial}{\partial m} + \tfrac{\partial}{\partial n}\right)"
+                r"\, \mathrm{RoPE}(q, m) \cdot \mathrm{RoPE}(k, n)"
+            ),
+            sp.Integer(0),
+            evaluate=False,
+        ),
+    )
+    return VerifiedIdentity("rope relative", statements, {"dot": dot})
+
+
+def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
+    """Theorem: ``|RoPE(q, m)| = |q|`` (RoPE is a rotation).
+
+    Raises
+    ------
+    IdentityError
+        If the squared norm changes.
+    """
+    width = _check_width(d_model)
+    m = sp.Symbol("m", real=True)
+    q = _vector("q", width)
+    rotated = rope_fn(q, m)
+    if not _is_zero((rotated.T * rotated)[0, 0] - (q.T * q)[0, 0]):
+        raise IdentityError("RoPE changes the norm of q")
+    statements = (
+        sp.Eq(sp.Symbol(r"\lVert \mathrm{RoPE}(q, m) \rVert^2"), (q.T * q)[0, 0], evaluate=False),
+    )
+    return VerifiedIdentity("rope norm", statements, {})
+
+
+def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
+    """Theorem: ``half(P x) = P interleaved(x)`` with ``P = [0, 2, 4, ..., 1, 3, 5, ...]``.
+
+    Raises
+    ------
+    IdentityError
+        At the first entry that differs.
+    """
+    width = _check_width(d_model)
+    m = sp.Symbol("m", real=True)
+    x = _vector("x", width)
+    perm = [*range(0, width, 2), *range(1, width, 2)]
+    left = rope(sp.Matrix([x[j] for j in perm]), m, layout="half")
+    right = rope(x, m, layout="interleaved")
+    right = sp.Matrix([right[j] for j in perm])
+    if not _matrix_is_zero(left - right):
+        raise IdentityError("half(P x) != P interleaved(x)")
+    statements = (
+        sp.Eq(
+            sp.Symbol(r"\mathrm{RoPE}_{\mathrm{half}}(P x, m)"),
+            sp.Symbol(r"P\, \mathrm{RoPE}_{\mathrm{interleaved}}(x, m)"),
+            evaluate=False,
+        ),
+    )
+    return VerifiedIdentity("rope layouts", statements, {"P": sp.Matrix(perm).T})

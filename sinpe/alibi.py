@@ -1,0 +1,64 @@
+"""ALiBi (Press et al. 2022): a linear distance penalty instead of a position encoding.
+
+Each head ``h`` adds ``-m_h * (i - j)`` to the attention score of query ``i``
+for key ``j``. NumPy only.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["alibi_bias", "alibi_slopes"]
+
+
+def _power_of_two_slopes(n_heads: int) -> list[float]:
+    start = 2 ** (-(2 ** -(math.log2(n_heads) - 3)))
+    return [start * start**index for index in range(n_heads)]
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The head slopes exactly as ofirpress/attention_with_linear_biases computes them.
+
+    For ``n`` a power of two, ``m_h = 2^(-8 (h + 1) / n)``, ``h = 0 .. n-1``;
+    otherwise the slopes for the largest power of two ``c < n``, followed by
+    every other slope of ``2c`` heads (so the list is not monotone, issue #17 of
+    that repository). The off-by-one ``2^(-8 h / n)`` (first slope 1) is a known
+    bug elsewhere.
+
+    Examples
+    --------
+    >>> from sinpe.alibi import alibi_slopes
+    >>> alibi_slopes(8).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    >>> alibi_slopes(12)[8:].round(10).tolist()
+    [0.7071067812, 0.3535533906, 0.1767766953, 0.0883883476]
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, numbers.Integral) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    count = int(n_heads)
+    if math.log2(count).is_integer():
+        return np.array(_power_of_two_slopes(count))
+    closest = 2 ** math.floor(math.log2(count))
+    extra = alibi_slopes(2 * closest)[0::2][: count - closest]
+    return np.concatenate([_power_of_two_slopes(closest), extra])
+
+
+def alibi_bias(n_heads: int, length: int) -> np.ndarray:
+    """Bias ``-m_h |i - j|`` of shape ``(n_heads, length, length)`` for the attention scores.
+
+    In a causal model only ``j <= i`` is used (the rest is masked), where this is
+    ``-m_h (i - j)``, the form of the paper.
+
+    Examples
+    --------
+    >>> from sinpe.alibi import alibi_bias
+    >>> (alibi_bias(1, 3)[0] * 256).tolist()   # one head: slope 1/256
+    [[-0.0, -1.0, -2.0], [-1.0, -0.0, -1.0], [-2.0, -1.0, -0.0]]
+    """
+    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 1:
+        raise ValueError(f"length must be a positive integer, got {length!r}")
+    distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])
+    return -alibi_slopes(n_heads)[:, None, None] * distance

@@ -1,0 +1,208 @@
+"""RoPE, ALiBi and the table checker against golden values and their definitions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import sinpe
+from sinpe import symbolic as sym
+from sinpe.alibi import alibi_bias, alibi_slopes
+from sinpe.checks import inspect_table
+from sinpe.rope import apply_rope, convert_qk_weight, rope_permutation
+
+# ../shared/notes/conventions.md, q = [1..8], p = 1.
+GOLDEN_INTERLEAVED = [
+    -1.1426396637,
+    1.9220755965,
+    2.5856788292,
+    4.2795169111,
+    4.9397510021,
+    6.0496991692,
+    6.9919965013,
+    8.0069959988,
+]
+GOLDEN_HALF = [
+    -3.6670526182,
+    1.3910078307,
+    2.9298511679,
+    3.9919980013,
+    3.5429825141,
+    6.1696918250,
+    7.0296495029,
+    8.0039959993,
+]
+
+
+@pytest.mark.parametrize(
+    ("layout", "golden"), [("interleaved", GOLDEN_INTERLEAVED), ("half", GOLDEN_HALF)]
+)
+def test_rope_golden(layout, golden):
+    np.testing.assert_allclose(
+        apply_rope(np.arange(1.0, 9.0), 1, layout=layout), golden, atol=5e-10
+    )
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_relative_and_norm(layout):
+    rng = np.random.default_rng(0)
+    q, k = rng.normal(size=(2, 16))
+    for m, n in [(3, 1), (103, 101), (-7.5, -9.5)]:
+        dot = apply_rope(q, m, layout=layout) @ apply_rope(k, n, layout=layout)
+        assert dot == pytest.approx(apply_rope(q, 2, layout=layout) @ k, rel=1e-9)
+    assert np.linalg.norm(apply_rope(q, 1234.5, layout=layout)) == pytest.approx(
+        np.linalg.norm(q), rel=1e-12
+    )
+
+
+def test_rope_layouts_are_related_by_the_permutation():
+    x = np.random.default_rng(1).normal(size=(5, 8))
+    perm = rope_permutation(8)
+    positions = np.arange(5)
+    np.testing.assert_allclose(
+        apply_rope(x[:, perm], positions, layout="half"),
+        apply_rope(x, positions)[:, perm],
+        atol=1e-12,
+    )
+
+
+def test_converting_weights_keeps_attention_scores():
+    rng = np.random.default_rng(2)
+    heads, head_width, d_in, length = 2, 8, 12, 6
+    wq, wk = rng.normal(size=(2, heads * head_width, d_in))
+    tokens = rng.normal(size=(length, d_in))
+
+    def scores(wq, wk, layout):
+        q = (tokens @ wq.T).reshape(length, heads, head_width).transpose(1, 0, 2)
+        k = (tokens @ wk.T).reshape(length, heads, head_width).transpose(1, 0, 2)
+        positions = np.arange(length)
+        return apply_rope(q, positions, layout=layout) @ apply_rope(
+            k, positions, layout=layout
+        ).transpose(0, 2, 1)
+
+    meta = scores(wq, wk, "interleaved")
+    hf = scores(
+        convert_qk_weight(wq, heads, "interleaved", "half"),
+        convert_qk_weight(wk, heads, "interleaved", "half"),
+        "half",
+    )
+    np.testing.assert_allclose(hf, meta, atol=1e-9)
+    mixed = scores(wq, wk, "half")  # the bug: layouts mixed up
+    assert not np.allclose(mixed, meta, atol=1e-3)
+    back = convert_qk_weight(
+        convert_qk_weight(wq, heads, "interleaved", "half"), heads, "half", "interleaved"
+    )
+    np.testing.assert_array_equal(back, wq)
+
+
+def test_hf_permute_formula():
+    # convert_llama_weights_to_hf.py: w.view(h, d/h/2, 2, d_in).transpose(1, 2).reshape(d, d_in)
+    w = np.arange(16.0 * 3).reshape(16, 3)
+    heads = 2
+    hf = w.reshape(heads, 16 // heads // 2, 2, 3).transpose(0, 2, 1, 3).reshape(16, 3)
+    np.testing.assert_array_equal(convert_qk_weight(w, heads, "interleaved", "half"), hf)
+
+
+def test_alibi_golden_and_reference_rule():
+    np.testing.assert_allclose(alibi_slopes(8), [2.0**-k for k in range(1, 9)])
+    np.testing.assert_allclose(alibi_slopes(12)[:8], alibi_slopes(8))
+    np.testing.assert_allclose(
+        alibi_slopes(12)[8:], [0.7071067812, 0.3535533906, 0.1767766953, 0.0883883476], atol=1e-10
+    )
+    for n in (1, 2, 4, 16, 32):
+        np.testing.assert_allclose(alibi_slopes(n), [2 ** (-8 * (h + 1) / n) for h in range(n)])
+    assert alibi_slopes(12)[0] != 1.0  # not the off-by-one 2^(-8h/n)
+    bias = alibi_bias(4, 5)
+    assert bias.shape == (4, 5, 5)
+    assert bias[1, 4, 1] == pytest.approx(-alibi_slopes(4)[1] * 3)
+    with pytest.raises(ValueError):
+        alibi_slopes(0)
+
+
+def test_symbolic_rope_proofs_and_failures():
+    sym.verify_rope_relative()
+    sym.verify_rope_norm()
+    sym.verify_rope_layouts()
+
+    def squared(vector, at, constant=sym.base, layout="interleaved"):
+        return sym.rope(vector, at**2, constant, layout=layout)
+
+    def doubled(vector, at, constant=sym.base, layout="interleaved"):
+        return 2 * sym.rope(vector, at, constant, layout=layout)
+
+    with pytest.raises(sym.IdentityError):
+        sym.verify_rope_relative(squared)
+    with pytest.raises(sym.IdentityError):
+        sym.verify_rope_norm(doubled)
+    q = sp.Matrix(sp.symbols("a b", real=True))
+    numeric = sp.lambdify(sym.base, sym.rope(q, sp.Integer(1)).subs({q[0]: 1, q[1]: 2}))
+    np.testing.assert_allclose(
+        np.asarray(numeric(10000.0), float).ravel(), apply_rope([1.0, 2.0], 1), atol=1e-12
+    )
+
+
+# The table checker, on the bug gallery of ../shared/notes/conventions.md.
+positions = np.arange(64)[:, None]
+i = np.arange(0, 32, 2)
+
+
+def paper_like(frequencies_of_i):
+    table = np.zeros((64, 32))
+    table[:, 0::2] = np.sin(positions * frequencies_of_i)
+    table[:, 1::2] = np.cos(positions * frequencies_of_i)
+    return table
+
+
+def test_checker_accepts_real_tables_and_names_them():
+    assert inspect_table(sinpe.positional_encoding(np.arange(64), 32)).matches == ["paper"]
+    report = inspect_table(sinpe.encode(np.arange(64), 32, "whisper"))
+    assert report.valid and {"tensor2tensor", "whisper"} <= set(report.matches)
+    assert (
+        "marian"
+        in inspect_table(sinpe.positional_encoding(np.arange(64), 32, layout="concat")).matches
+    )
+    low = inspect_table(sinpe.positional_encoding(np.arange(64), 32, dtype=np.float16))
+    assert low.valid and low.matches == ["paper"]
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "words"),
+    [
+        ("integer division", paper_like(1 / 10000 ** (i // 32)), "distinct"),
+        ("/div_term instead of *", paper_like(10000 ** (i / 32)), None),
+        ("sin only", np.sin(positions / 10000 ** (np.arange(32) // 2 * 2 / 32)), "no pairing"),
+        (
+            "wrong exponent on cos",
+            np.where(
+                np.arange(32) % 2 == 0,
+                np.sin(positions / 10000 ** (np.arange(32) // 2 * 2 / 32)),
+                np.cos(positions / 10000 ** (np.arange(32) / 32)),
+            ),
+            None,
+        ),
+        ("every token position 0", np.tile(sinpe.positional_encoding(0, 32), (64, 1)), None),
+        (
+            "fp16 phases",
+            paper_like(
+                (positions * (1 / 10000 ** (i / 32))).astype(np.float16) / np.maximum(positions, 1)
+            ),
+            None,
+        ),
+    ],
+)
+def test_checker_rejects_or_does_not_recognise_bugs(name, table, words):
+    report = inspect_table(table)
+    assert "paper" not in report.matches, name
+    if words is not None:
+        assert not report.valid and any(words in problem for problem in report.problems), name
+
+
+def test_checker_reports_in_words():
+    text = str(inspect_table(np.sin(positions / 10000 ** (np.arange(32) // 2 * 2 / 32))))
+    assert "NOT a valid sinusoidal table" in text and "no known convention" in text
+    with pytest.raises(ValueError, match="shape"):
+        inspect_table(np.zeros(5))
+    assert math.isfinite(inspect_table(sinpe.positional_encoding(np.arange(5), 4)).shape[0])
