@@ -23,7 +23,9 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
+from sinpe.alibi import alibi_bias
 from sinpe.core import positional_encoding
+from sinpe.rope import apply_rope
 
 __all__ = [
     "MLP",
@@ -280,11 +282,15 @@ class MultiHeadAttention(Module):
     ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``.
     """
 
-    def __init__(self, d_model: int, n_heads: int, rng: np.random.Generator) -> None:
+    def __init__(
+        self, d_model: int, n_heads: int, rng: np.random.Generator, *, relative: str = "none"
+    ) -> None:
         super().__init__()
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
-        self.n_heads = n_heads
+        if relative not in ("none", "rope", "alibi"):
+            raise ValueError(f"relative must be 'none', 'rope' or 'alibi', got {relative!r}")
+        self.n_heads, self.relative = n_heads, relative
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
@@ -297,8 +303,13 @@ class MultiHeadAttention(Module):
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
         qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
+        if self.relative == "rope":  # rotate queries and keys by their positions
+            q = apply_rope(q, np.arange(length)).astype(x.dtype)
+            k = apply_rope(k, np.arange(length)).astype(x.dtype)
         scale = 1.0 / math.sqrt(head_width)
         scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (B, H, T, T)
+        if self.relative == "alibi":  # -m_h |i - j|, a fixed bias per head
+            scores = scores + alibi_bias(heads, length).astype(x.dtype)
         bias = attention_bias(mask, key_padding_mask, batch, heads, length, x.dtype)
         if bias is not None:
             scores = scores + bias
@@ -322,6 +333,9 @@ class MultiHeadAttention(Module):
         dscores *= scale
         dq = dscores @ k  # (B, H, T, Dh)
         dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
+        if self.relative == "rope":  # RoPE is a rotation: its transpose rotates back
+            dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)
+            dk = apply_rope(dk, -np.arange(length)).astype(x.dtype)
         dqkv = np.stack([dq, dk, dv]).transpose(1, 3, 0, 2, 4).reshape(batch, length, 3 * width)
         self.grads["in_proj_weight"] += dqkv.reshape(-1, 3 * width).T @ x.reshape(-1, width)
         self.grads["in_proj_bias"] += dqkv.reshape(-1, 3 * width).sum(axis=0)
@@ -349,12 +363,13 @@ class EncoderLayer(Module):
         norm_first: bool = False,
         activation: str = "relu",
         eps: float = 1e-5,
+        relative: str = "none",
     ) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
         self.norm_first, self.activation = norm_first, activation
-        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng)
+        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, relative=relative)
         self.children["linear1"] = Linear(d_model, d_ff, rng)
         self.children["linear2"] = Linear(d_ff, d_model, rng)
         self.children["norm1"] = LayerNorm(d_model, eps)
@@ -527,7 +542,9 @@ class TokenModel(Module):
     """Embedding (+ position) -> encoder layers -> per-token logits.
 
     ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final
-    LayerNorm when the layers are pre-LN.
+    LayerNorm when the layers are pre-LN. ``positions`` is ``"sinusoidal"``,
+    ``"learned"`` or ``"none"`` (added to the embeddings), or ``"rope"`` or
+    ``"alibi"`` (applied inside every attention layer instead).
     """
 
     def __init__(
@@ -552,10 +569,18 @@ class TokenModel(Module):
         self.children["embedding"] = Embedding(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
-        self.children["position"] = PositionalEncoding(positions, d_model, max_len, rng)
+        relative = positions if positions in ("rope", "alibi") else "none"
+        absolute = "none" if relative != "none" else positions
+        self.children["position"] = PositionalEncoding(absolute, d_model, max_len, rng)
         for index in range(n_layers):
             self.children[f"layers.{index}"] = EncoderLayer(
-                d_model, n_heads, d_ff, rng, norm_first=norm_first, activation=activation
+                d_model,
+                n_heads,
+                d_ff,
+                rng,
+                norm_first=norm_first,
+                activation=activation,
+                relative=relative,
             )
         self.n_layers, self.norm_first = n_layers, norm_first
         if norm_first:

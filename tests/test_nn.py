@@ -186,3 +186,28 @@ def test_check_gradients_helper_agrees_and_can_fail():
 
     broken = Broken(3, 2, rng)
     assert nn.check_gradients(broken, rng.normal(size=(2, 3)))["input"] > 0.5
+
+
+@pytest.mark.parametrize("relative", ["rope", "alibi"])
+def test_attention_with_relative_positions(relative):
+    rng = np.random.default_rng(0)
+    attention = nn.MultiHeadAttention(8, 2, rng, relative=relative)
+    x = rng.normal(size=(2, 5, 8))
+    errors = nn.check_gradients(attention, x)
+    assert max(errors.values()) < 1e-6
+    model = nn.TokenModel(6, 8, 2, 8, 1, positions=relative, max_len=4, seed=0)
+    assert "position.weight" not in dict((n, v) for n, v, _ in model.named_parameters())
+    assert model.forward(np.zeros((1, 9), int)).shape == (1, 9, 6)  # any length
+
+
+def test_rope_attention_scores_depend_on_the_offset_only():
+    # The same token at every position: with RoPE the score of query i for key j is
+    # a function of i - j (a Toeplitz matrix), and not constant.
+    rng = np.random.default_rng(3)
+    attention = nn.MultiHeadAttention(8, 2, rng, relative="rope")
+    x = np.tile(rng.normal(size=8), (1, 6, 1))
+    attention.forward(x)
+    _, q, k, _, _, _ = attention._cache
+    scores = q @ k.transpose(0, 1, 3, 2)  # (1, H, T, T)
+    np.testing.assert_allclose(scores[..., 1:, 1:], scores[..., :-1, :-1], atol=1e-12)
+    assert np.ptp(scores) > 1e-3
