@@ -18,6 +18,7 @@ from sinpe.core import frequencies
 __all__ = [
     "Aliasing",
     "aliasing",
+    "binary_encoding",
     "correct_digits",
     "dimension_ranges",
     "distance_by_offset",
@@ -289,3 +290,25 @@ def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
     directions = np.linalg.svd(centred, full_matrices=False)[2][:2]
     signs = np.sign(directions[np.arange(2), np.argmax(np.abs(directions), axis=1)])
     return centred @ (directions * signs[:, np.newaxis]).T
+
+
+def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
+    """The binary counter as a position encoding: bit ``b`` of ``floor(p)``, as 0 or 1.
+
+    The discrete ancestor of the sinusoidal encoding: low bits flip fast, high
+    bits slowly, but every entry jumps between 0 and 1, so the encoding is
+    discontinuous in the position. Bit 0 (least significant) comes first.
+
+    Examples
+    --------
+    >>> import sinpe.analysis as analysis
+    >>> analysis.binary_encoding([5, 5.99, 6], 3).tolist()
+    [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    """
+    if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
+        raise ValueError(f"n_bits must be a positive integer, got {n_bits!r}")
+    where = check_real_array(positions, name="positions")
+    if np.any(where < 0) or np.any(where >= 2.0**n_bits):
+        raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
+    whole = np.floor(where).astype(np.int64)
+    return ((whole[..., np.newaxis] >> np.arange(int(n_bits))) & 1).astype(np.float64)

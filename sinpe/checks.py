@@ -115,6 +115,12 @@ def inspect_table(
                 f"|PE(p)|^2 is not d/2 = {width / 2:g} (ranges {norms.min():.3g} .. "
                 f"{norms.max():.3g})"
             )
+    distinct_rows = np.unique(np.round(values, 6), axis=0).shape[0]
+    if distinct_rows < rows:
+        report.problems.append(
+            f"only {distinct_rows} of {rows} rows are distinct: different positions share "
+            f"an encoding (as when every token gets position 0)"
+        )
     # Columns that vary over the rows must differ (nearly constant slow columns may tie).
     varying = values[:, np.ptp(values, axis=0) > 10 * tolerance]
     distinct = np.unique(np.round(varying, 3), axis=1).shape[1]

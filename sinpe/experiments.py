@@ -19,6 +19,7 @@ __all__ = [
     "TASKS",
     "RegressionLog",
     "TrainingLog",
+    "causal_mask",
     "equivariance_gap",
     "fit_regression",
     "previous_token_task",
@@ -66,11 +67,22 @@ def previous_token_task(
 TASKS: dict[str, Task] = {"reversal": reversal_task, "previous token": previous_token_task}
 
 
+def causal_mask(length: int) -> np.ndarray:
+    """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead."""
+    return np.triu(np.ones((length, length), dtype=bool), 1)
+
+
 def token_accuracy(
-    model: nn.TokenModel, tokens: np.ndarray, targets: np.ndarray, *, per_position: bool = False
+    model: nn.TokenModel,
+    tokens: np.ndarray,
+    targets: np.ndarray,
+    *,
+    per_position: bool = False,
+    causal: bool = False,
 ) -> float | np.ndarray:
     """Fraction of tokens whose most likely prediction is the target (per position if asked)."""
-    correct = model.forward(tokens).argmax(axis=-1) == targets  # (B, T)
+    mask = causal_mask(tokens.shape[-1]) if causal else None
+    correct = model.forward(tokens, mask=mask).argmax(axis=-1) == targets  # (B, T)
     return correct.mean(axis=0) if per_position else float(correct.mean())
 
 
@@ -102,25 +114,28 @@ def train(
     seed: int = 0,
     held_out: tuple[np.ndarray, np.ndarray] | None = None,
     eval_every: int = 50,
+    causal: bool = False,
 ) -> TrainingLog:
     """Train ``model`` with Adam on fresh batches of ``task``; returns the log.
 
     Each step draws a new batch from ``np.random.default_rng(seed)``, so two
-    models trained with the same seed see the same data.
+    models trained with the same seed see the same data. With ``causal=True``
+    every token attends only to itself and earlier tokens.
     """
     optimizer = nn.Adam(model, lr=lr)
     rng = np.random.default_rng(seed)
     log = TrainingLog()
+    mask = causal_mask(length) if causal else None
     for step in range(1, steps + 1):
         tokens, targets = task(rng, batch, length, vocab)
         model.zero_grad()
-        loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens), targets)
+        loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
         model.backward(dlogits)
         optimizer.step()
         log.losses.append(loss)
         if held_out is not None and (step % eval_every == 0 or step == steps):
             log.eval_steps.append(step)
-            log.eval_accuracy.append(token_accuracy(model, *held_out))
+            log.eval_accuracy.append(token_accuracy(model, *held_out, causal=causal))
     return log
 
 

@@ -106,3 +106,12 @@ def test_principal_plane_against_covariance_eigenvectors():
 def test_bad_input(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_binary_encoding_counts_and_jumps():
+    bits = analysis.binary_encoding(np.arange(8), 3)
+    np.testing.assert_array_equal(bits @ [1, 2, 4], np.arange(8))
+    before, after = analysis.binary_encoding([3.999999, 4.0], 3)
+    assert np.abs(after - before).sum() == 3  # 011 -> 100: every bit flips
+    with pytest.raises(ValueError, match="positions must lie"):
+        analysis.binary_encoding([8], 3)

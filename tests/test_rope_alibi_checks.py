@@ -183,7 +183,11 @@ def test_checker_accepts_real_tables_and_names_them():
             ),
             None,
         ),
-        ("every token position 0", np.tile(sinpe.positional_encoding(0, 32), (64, 1)), None),
+        (
+            "every token position 0",
+            np.tile(sinpe.positional_encoding(0, 32), (64, 1)),
+            "rows are distinct",
+        ),
         (
             "fp16 phases",
             paper_like(
