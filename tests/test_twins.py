@@ -37,13 +37,17 @@ def test_check_catches_an_edited_source(notebooks, tmp_path):
     assert any("source differs" in problem for problem in notebooks.differences(md))
 
 
-def test_check_catches_an_unexecuted_cell(notebooks, tmp_path):
-    md = _copy_chapter(notebooks, tmp_path)
+def _edit_first_code_cell(notebooks, md, edit):
+    """Apply ``edit`` to the first code cell of the twin of ``md`` and save it."""
     twin = notebooks.twin_of(md)
     notebook = nbformat.read(twin, as_version=4)
-    code = next(cell for cell in notebook.cells if cell.cell_type == "code")
-    code.execution_count = None
+    edit(next(cell for cell in notebook.cells if cell.cell_type == "code"))
     nbformat.write(notebook, twin)
+
+
+def test_check_catches_an_unexecuted_cell(notebooks, tmp_path):
+    md = _copy_chapter(notebooks, tmp_path)
+    _edit_first_code_cell(notebooks, md, lambda cell: cell.update(execution_count=None))
     assert any("not executed" in problem for problem in notebooks.differences(md))
 
 
@@ -55,11 +59,6 @@ def test_check_catches_a_missing_twin(notebooks, tmp_path):
 
 def test_check_catches_an_error_output(notebooks, tmp_path):
     md = _copy_chapter(notebooks, tmp_path)
-    twin = notebooks.twin_of(md)
-    notebook = nbformat.read(twin, as_version=4)
-    code = next(cell for cell in notebook.cells if cell.cell_type == "code")
-    code.outputs.append(
-        nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[])
-    )
-    nbformat.write(notebook, twin)
+    error = nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[])
+    _edit_first_code_cell(notebooks, md, lambda cell: cell.outputs.append(error))
     assert any("ValueError: boom" in problem for problem in notebooks.differences(md))
