@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests explore new examples on a developer's machine, and replay a fixed
+# set under CI=true so that a CI run is reproducible.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parent.parent
 
