@@ -4,6 +4,7 @@ The core (this namespace) needs only NumPy:
 
 - :func:`frequencies`, :func:`wavelengths` -- the ladder of angular frequencies.
 - :func:`positional_encoding` -- the table, for any finite real positions.
+- :func:`table` -- the same for consecutive positions, fast (angle addition).
 - :func:`component` -- one entry from its scalar (0- or 1-indexed) formula.
 - :func:`add_positional_encoding` -- ``x * sqrt(d_model) + PE`` for embeddings.
 - :func:`shift_matrix` -- the rotation ``M_k`` with ``PE(p + k) = M_k PE(p)``.
@@ -21,6 +22,7 @@ from sinpe.conventions import (
     fairseq_positions,
 )
 from sinpe.core import (
+    TABLE_BLOCK,
     add_positional_encoding,
     component,
     convert_layout,
@@ -28,6 +30,7 @@ from sinpe.core import (
     layout_permutation,
     positional_encoding,
     shift_matrix,
+    table,
     wavelengths,
 )
 
@@ -36,6 +39,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CONVENTIONS",
     "LAYOUTS",
+    "TABLE_BLOCK",
     "Convention",
     "PrecisionWarning",
     "add_positional_encoding",
@@ -48,5 +52,6 @@ __all__ = [
     "layout_permutation",
     "positional_encoding",
     "shift_matrix",
+    "table",
     "wavelengths",
 ]

@@ -28,6 +28,7 @@ from sinpe._validation import (
 )
 
 __all__ = [
+    "TABLE_BLOCK",
     "add_positional_encoding",
     "component",
     "convert_layout",
@@ -35,8 +36,12 @@ __all__ = [
     "layout_permutation",
     "positional_encoding",
     "shift_matrix",
+    "table",
     "wavelengths",
 ]
+
+#: Rows per block of :func:`table` (coarse step of the angle-addition scheme).
+TABLE_BLOCK = 64
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -523,3 +528,101 @@ def shift_matrix(
         perm = layout_permutation(width, "interleaved", "concat")
         matrix = matrix[np.ix_(perm, perm)]
     return matrix
+
+
+def table(
+    length: int,
+    d_model: int,
+    base: float = 10000.0,
+    *,
+    start: float = 0.0,
+    layout: str = "interleaved",
+    dtype: npt.DTypeLike = np.float64,
+) -> np.ndarray:
+    """The encodings of ``length`` consecutive positions, fast, by the rotation property.
+
+    Positions ``start + j`` for ``j = 0 .. length - 1`` are split as
+    ``j = B a + b`` with ``B = TABLE_BLOCK``. Only the sines and cosines of the
+    coarse phases ``(start + B a) w_i`` and of the fine phases ``b w_i`` are
+    evaluated; every entry then follows from the angle-addition formulas --
+    ``sin(x + y) = sin x cos y + cos x sin y`` -- with two multiplications and
+    one addition, block by block so that temporaries stay in cache. This is
+    the rotation ``PE(p + b) = M_b PE(p)`` of chapter 2, used as an algorithm.
+
+    Parameters
+    ----------
+    length : int
+        Number of positions (>= 0).
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+    start : real, optional
+        First position (finite).
+    layout : {"interleaved", "concat"}, optional
+        As :func:`positional_encoding`.
+    dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
+        Output dtype; computed in float64, each block rounded once.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(length, d_model)``; equal to
+        ``positional_encoding(start + np.arange(length), d_model, base)`` within
+        the bound below.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`positional_encoding`, and for a negative or non-integer ``length``.
+
+    Notes
+    -----
+    Accuracy (float64): within ``eps * (8 + 2 (2 + |ln base|) (|p| + B) w_i)`` of the
+    exact value, ``eps = 2**-52`` -- the bound of :func:`positional_encoding`
+    with ``|p|`` replaced by ``|p| + B`` plus a few roundings for the products.
+    Tested against mpmath.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> fast = sinpe.table(1000, 64)
+    >>> bool(np.allclose(fast, sinpe.positional_encoding(np.arange(1000), 64), atol=1e-12))
+    True
+    """
+    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 0:
+        raise ValueError(f"length must be a non-negative integer, got {length!r}")
+    if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Real):
+        raise TypeError(f"start must be a real number, got {start!r}")
+    if not np.isfinite(float(start)):
+        raise ValueError(f"start must be finite, got {start!r}")
+    chosen_layout = check_layout(layout)
+    out_dtype = check_dtype(dtype)
+    angular = frequencies(d_model, base)  # (d/2,)
+    half, rows, block = angular.size, int(length), TABLE_BLOCK
+    out = np.empty((rows, 2 * half), dtype=out_dtype)
+    if rows == 0:
+        return out
+    fine = np.arange(block, dtype=np.float64)[:, np.newaxis] * angular  # (B, d/2)
+    sin_fine, cos_fine = np.sin(fine), np.cos(fine)
+    with np.errstate(over="ignore"):
+        coarse = (float(start) + block * np.arange(-(-rows // block)))[:, np.newaxis] * angular
+    _check_phases(coarse)
+    sin_coarse, cos_coarse = np.sin(coarse), np.cos(coarse)  # (n/B, d/2)
+    first, second = np.empty((block, half)), np.empty((block, half))
+    sines, cosines = (slice(0, None, 2), slice(1, None, 2))
+    if chosen_layout == "concat":
+        sines, cosines = slice(0, half), slice(half, 2 * half)
+    for index in range(sin_coarse.shape[0]):
+        top = index * block
+        size = min(block, rows - top)
+        rows_out = out[top : top + size]
+        a, b = first[:size], second[:size]
+        np.multiply(sin_coarse[index], cos_fine[:size], out=a)
+        np.multiply(cos_coarse[index], sin_fine[:size], out=b)
+        np.add(a, b, out=rows_out[:, sines], casting="same_kind")
+        np.multiply(cos_coarse[index], cos_fine[:size], out=a)
+        np.multiply(sin_coarse[index], sin_fine[:size], out=b)
+        np.subtract(a, b, out=rows_out[:, cosines], casting="same_kind")
+    warn_if_unresolvable(np.array([float(start), float(start) + rows - 1]), out_dtype)
+    return out
