@@ -13,18 +13,23 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import check_d_model, check_real_array
-from sinpe.core import frequencies
+from sinpe.core import frequencies, positional_encoding
 
 __all__ = [
+    "COMPUTE_DTYPES",
     "Aliasing",
     "aliasing",
     "binary_encoding",
+    "computed_in",
     "correct_digits",
     "dimension_ranges",
     "distance_by_offset",
     "dot_product_by_offset",
     "nearest_distinct_position",
     "principal_plane",
+    "reference_encoding",
+    "to_bfloat16",
+    "ulp_error",
 ]
 
 
@@ -312,3 +317,114 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
         raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
     whole = np.floor(where).astype(np.int64)
     return ((whole[..., np.newaxis] >> np.arange(int(n_bits))) & 1).astype(np.float64)
+
+
+#: Precisions :func:`computed_in` can emulate.
+COMPUTE_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+
+def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
+    """Round to bfloat16 (8 exponent bits, 8 significand bits), returned as float32.
+
+    Round to nearest, ties to even, on the float32 bit pattern -- what hardware
+    does when it converts float32 to bfloat16.
+
+    Examples
+    --------
+    >>> import sinpe.analysis as analysis
+    >>> analysis.to_bfloat16([257.0, 1.0 + 2**-8, 3.14159]).tolist()
+    [256.0, 1.0, 3.140625]
+    """
+    single = np.ascontiguousarray(values, dtype=np.float32)
+    bits = single.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
+
+
+def computed_in(
+    positions: npt.ArrayLike, d_model: int, precision: str, base: float = 10000.0
+) -> np.ndarray:
+    """The encoding computed *entirely* in a low precision, as some implementations do.
+
+    The frequencies, the phases ``p * w_i`` and the sines and cosines are each
+    rounded to ``precision`` ("float32", "float16", or "bfloat16", emulated by
+    rounding float32 results), unlike :func:`sinpe.positional_encoding`, which
+    computes in float64 and rounds once. Returned as float64 for comparison.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe, sinpe.analysis as analysis
+    >>> exact = sinpe.positional_encoding(2049, 8)
+    >>> bool(np.abs(analysis.computed_in(2049, 8, "float16") - exact).max() > 0.1)
+    True
+    """
+    if precision not in COMPUTE_DTYPES:
+        raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
+    where = check_real_array(positions, name="positions")
+    angular = frequencies(d_model, base)
+    if precision == "float64":
+        return positional_encoding(where, d_model, base)
+    if precision == "bfloat16":
+        low_w = to_bfloat16(angular)
+        phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)
+        sines, cosines = to_bfloat16(np.sin(phases)), to_bfloat16(np.cos(phases))
+    else:
+        dtype = np.dtype(precision)
+        largest = float(np.finfo(dtype).max)
+        if where.size and float(np.max(np.abs(where))) > largest:
+            raise ValueError(
+                f"{precision} cannot represent position {float(np.max(np.abs(where))):g} "
+                f"(largest {largest:g}): computing in {precision} would give inf and NaN"
+            )
+        phases = where.astype(dtype)[..., np.newaxis] * angular.astype(dtype)
+        sines, cosines = np.sin(phases), np.cos(phases)
+    out = np.empty((*where.shape, 2 * angular.size))
+    out[..., 0::2], out[..., 1::2] = sines, cosines
+    return out
+
+
+def reference_encoding(
+    positions: npt.ArrayLike, d_model: int, base: float = 10000.0, *, digits: int = 40
+) -> np.ndarray:
+    """The encoding evaluated with mpmath at ``digits`` significant digits (needs mpmath).
+
+    The frequencies are the exact ``base ** (-2 i / d)`` -- not their float64
+    roundings -- so this is the reference that every float64 table is compared
+    with. Returned as float64 (correctly rounded from the high-precision values).
+
+    Examples
+    --------
+    >>> import sinpe.analysis as analysis
+    >>> float(analysis.reference_encoding([1.0], 2)[0, 0])   # sin(1)
+    0.8414709848078965
+    """
+    import mpmath
+
+    where = check_real_array(positions, name="positions")
+    width = check_d_model(d_model)
+    out = np.empty((*where.shape, width))
+    flat, result = where.reshape(-1), out.reshape(-1, width)
+    with mpmath.workdps(digits):
+        exact = [
+            mpmath.power(mpmath.mpf(base), mpmath.mpf(-2 * i) / width) for i in range(width // 2)
+        ]
+        for row, position in enumerate(flat):
+            p = mpmath.mpf(float(position))
+            for i, w in enumerate(exact):
+                result[row, 2 * i] = float(mpmath.sin(p * w))
+                result[row, 2 * i + 1] = float(mpmath.cos(p * w))
+    return out
+
+
+def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
+    """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe.analysis as analysis
+    >>> analysis.ulp_error([1.0 + 2**-52], [1.0]).tolist()
+    [1.0]
+    """
+    reference = np.asarray(exact, dtype=np.float64)
+    spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)
+    return np.abs(np.asarray(approximate, dtype=np.float64) - reference) / spacing

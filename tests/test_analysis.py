@@ -115,3 +115,33 @@ def test_binary_encoding_counts_and_jumps():
     assert np.abs(after - before).sum() == 3  # 011 -> 100: every bit flips
     with pytest.raises(ValueError, match="positions must lie"):
         analysis.binary_encoding([8], 3)
+
+
+def test_to_bfloat16_rounds_to_eight_significant_bits():
+    values = np.array([1.0, 1 + 2**-7, 1 + 2**-8, 1 + 3 * 2**-9, -2.5, 1e38], dtype=np.float32)
+    rounded = analysis.to_bfloat16(values)
+    np.testing.assert_array_equal(rounded[:5], [1.0, 1 + 2**-7, 1.0, 1 + 2**-7, -2.5])
+    mantissa_bits = rounded.view(np.uint32) & 0xFFFF
+    assert np.all(mantissa_bits == 0)
+
+
+def test_reference_and_ulp_error():
+    reference = analysis.reference_encoding([0.0, 1.0, 12345.0], 8)
+    np.testing.assert_allclose(
+        reference, sinpe.positional_encoding([0.0, 1.0, 12345.0], 8), atol=1e-12
+    )
+    assert analysis.ulp_error([2.0], [2.0]).tolist() == [0.0]
+    assert analysis.ulp_error([0.5 + 2**-53], [0.5]).tolist() == [1.0]
+
+
+def test_computed_in_low_precision_drifts_and_cast_does_not():
+    positions = np.arange(9_990, 10_010)
+    exact = sinpe.positional_encoding(positions, 64)
+    drift = np.abs(analysis.computed_in(positions, 64, "float32") - exact).max()
+    cast = np.abs(exact.astype(np.float32) - exact).max()
+    assert drift > 1e-5 > 1e-7 > cast
+    assert np.array_equal(analysis.computed_in(positions, 64, "float64"), exact)
+    with pytest.raises(ValueError, match="cannot represent position 100000"):
+        analysis.computed_in([100_000], 8, "float16")
+    with pytest.raises(ValueError, match="precision"):
+        analysis.computed_in([1], 8, "int8")
