@@ -545,9 +545,10 @@ def table(
     ``j = B a + b`` with ``B = TABLE_BLOCK``. Only the sines and cosines of the
     coarse phases ``(start + B a) w_i`` and of the fine phases ``b w_i`` are
     evaluated; every entry then follows from the angle-addition formulas --
-    ``sin(x + y) = sin x cos y + cos x sin y`` -- with two multiplications and
-    one addition, block by block so that temporaries stay in cache. This is
-    the rotation ``PE(p + b) = M_b PE(p)`` of chapter 2, used as an algorithm.
+    ``sin(x + y) = sin x cos y + cos x sin y`` -- two multiplications and one
+    addition per entry, done as one complex product per (sin, cos) pair
+    written straight into the output, block by block. This is the rotation
+    ``PE(p + b) = M_b PE(p)`` of chapter 2, used as an algorithm.
 
     Parameters
     ----------
@@ -603,26 +604,33 @@ def table(
     out = np.empty((rows, 2 * half), dtype=out_dtype)
     if rows == 0:
         return out
+    # A pair (sin t, cos t) is the complex number i e^{-it} = sin t + i cos t, stored as
+    # [real, imag]: exactly the interleaved layout. Then
+    # (sin, cos)(x + y) = (i e^{-ix}) * e^{-iy}: one complex product per pair,
+    # i.e. the rotation M_y of chapter 2, written straight into the output.
     fine = np.arange(block, dtype=np.float64)[:, np.newaxis] * angular  # (B, d/2)
-    sin_fine, cos_fine = np.sin(fine), np.cos(fine)
+    rotations = np.cos(fine) - 1j * np.sin(fine)  # e^{-i b w}
     with np.errstate(over="ignore"):
         coarse = (float(start) + block * np.arange(-(-rows // block)))[:, np.newaxis] * angular
     _check_phases(coarse)
-    sin_coarse, cos_coarse = np.sin(coarse), np.cos(coarse)  # (n/B, d/2)
-    first, second = np.empty((block, half)), np.empty((block, half))
-    sines, cosines = (slice(0, None, 2), slice(1, None, 2))
-    if chosen_layout == "concat":
-        sines, cosines = slice(0, half), slice(half, 2 * half)
-    for index in range(sin_coarse.shape[0]):
+    anchors = np.sin(coarse) + 1j * np.cos(coarse)  # i e^{-i A}, (n/B, d/2)
+    direct = chosen_layout == "interleaved" and out_dtype != np.float16
+    pairs = out.view(np.complex128 if out_dtype == np.float64 else np.complex64) if direct else None
+    scratch = np.empty((block, half), dtype=np.complex128)
+    for index in range(anchors.shape[0]):
         top = index * block
         size = min(block, rows - top)
-        rows_out = out[top : top + size]
-        a, b = first[:size], second[:size]
-        np.multiply(sin_coarse[index], cos_fine[:size], out=a)
-        np.multiply(cos_coarse[index], sin_fine[:size], out=b)
-        np.add(a, b, out=rows_out[:, sines], casting="same_kind")
-        np.multiply(cos_coarse[index], cos_fine[:size], out=a)
-        np.multiply(sin_coarse[index], sin_fine[:size], out=b)
-        np.subtract(a, b, out=rows_out[:, cosines], casting="same_kind")
+        if direct and out_dtype == np.float64:
+            np.multiply(anchors[index], rotations[:size], out=pairs[top : top + size])
+            continue
+        product = np.multiply(anchors[index], rotations[:size], out=scratch[:size])
+        if direct:
+            pairs[top : top + size] = product
+        elif chosen_layout == "interleaved":
+            out[top : top + size, 0::2] = product.real
+            out[top : top + size, 1::2] = product.imag
+        else:
+            out[top : top + size, :half] = product.real
+            out[top : top + size, half:] = product.imag
     warn_if_unresolvable(np.array([float(start), float(start) + rows - 1]), out_dtype)
     return out
