@@ -104,7 +104,8 @@ def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.nd
             f"pass e.g. np.arange(n)"
         )
     if array.dtype.kind in "iu":
-        if array.size and int(np.max(np.abs(array.astype(object)))) > MAX_EXACT_POSITION:
+        too_large = int(array.max()) > MAX_EXACT_POSITION if array.size else False
+        if array.size and (too_large or int(array.min()) < -MAX_EXACT_POSITION):
             raise ValueError(
                 f"{name} contains integers beyond 2**53 that float64 cannot hold exactly; "
                 f"shift the positions (the encoding of p + k is a rotation of that of p)"
