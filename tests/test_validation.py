@@ -56,7 +56,7 @@ def test_bad_base(base, error, words):
         ([1 + 2j], TypeError, "complex128"),
         ([None], TypeError, "object"),
         ([2**60], ValueError, "beyond 2\\*\\*53"),
-    ([-(2**60)], ValueError, "beyond 2\\*\\*53"),
+        ([-(2**60)], ValueError, "beyond 2\\*\\*53"),
     ],
 )
 def test_bad_positions(positions, error, words):
