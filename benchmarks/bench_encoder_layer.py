@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
+from timing import best_time
 
 from sinpe import nn
 
@@ -26,16 +26,6 @@ SHAPES = [  # (batch, length, d_model, heads, d_ff)
     (32, 128, 256, 8, 1024),
     (4, 512, 512, 8, 2048),
 ]
-
-
-def best_time(function, repeats: int) -> float:
-    function()  # warm up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ import platform
 import time
 
 import numpy as np
+from timing import best_time
 
 import sinpe
 
@@ -60,16 +61,6 @@ METHODS = {
     "sinpe fast": lambda n, d, dtype: sinpe.table(n, d, dtype=dtype),
     "fill": lambda n, d, dtype: np.full((n, d), 0.5, dtype=dtype),
 }
-
-
-def best_time(function, repeats: int) -> float:
-    function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

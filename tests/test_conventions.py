@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import math
 
+import golden
 import numpy as np
 import pytest
 
 import sinpe
-
-# ../shared/notes/conventions.md: n-1 spacing, concat (t2t = whisper = fairseq row 1), d=8, p=1.
-GOLDEN_N_MINUS_1 = [
-    0.8414709848,
-    0.0463992235,
-    0.0021544330,
-    0.0001000000,
-    0.5403023059,
-    0.9989229760,
-    0.9999976792,
-    0.9999999950,
-]
-GOLDEN_PAPER_CONCAT = [
-    0.8414709848,
-    0.0998334166,
-    0.0099998333,
-    0.0009999998,
-    0.5403023059,
-    0.9950041653,
-    0.9999500004,
-    0.9999995000,
-]
 
 
 def marian_reference(n_pos: int, dim: int) -> np.ndarray:
@@ -74,7 +53,7 @@ def test_n_minus_1_spacing_golden(name):
     # fairseq's row 1 is its padding row when padding_idx = 1; use padding_idx = 0 here.
     kwargs = {"padding_idx": 0} if name == "fairseq" else {}
     np.testing.assert_allclose(
-        sinpe.encode(1, 8, name, **kwargs), GOLDEN_N_MINUS_1, atol=5e-11, rtol=0
+        sinpe.encode(1, 8, name, **kwargs), golden.N_MINUS_1_CONCAT, atol=5e-11, rtol=0
     )
 
 
@@ -83,7 +62,7 @@ def test_paper_frequencies(name):
     got = sinpe.encode(1, 8, name)
     if name == "paper":
         got = sinpe.convert_layout(got, "interleaved", "concat")
-    np.testing.assert_allclose(got, GOLDEN_PAPER_CONCAT, atol=5e-11, rtol=0)
+    np.testing.assert_allclose(got, golden.PAPER_CONCAT, atol=5e-11, rtol=0)
 
 
 @pytest.mark.parametrize("dim", [6, 7, 9, 16])

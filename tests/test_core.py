@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import golden
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,27 +23,6 @@ PUBLISHED_WORKED_VECTOR = [
     "0.0010",
     "0.9999995",
 ]
-# Ten-digit golden values (float64, d = 8, p = 1) from ../shared/notes/conventions.md.
-GOLDEN_INTERLEAVED = [
-    0.8414709848,
-    0.5403023059,
-    0.0998334166,
-    0.9950041653,
-    0.0099998333,
-    0.9999500004,
-    0.0009999998,
-    0.9999995000,
-]
-GOLDEN_CONCAT = [
-    0.8414709848,
-    0.0998334166,
-    0.0099998333,
-    0.0009999998,
-    0.5403023059,
-    0.9950041653,
-    0.9999500004,
-    0.9999995000,
-]
 
 even_widths = st.integers(min_value=1, max_value=64).map(lambda n: 2 * n)
 positions = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
@@ -57,11 +37,12 @@ def test_worked_vector_matches_published_digits():
 
 
 @pytest.mark.parametrize(
-    ("layout", "golden"), [("interleaved", GOLDEN_INTERLEAVED), ("concat", GOLDEN_CONCAT)]
+    ("layout", "expected"),
+    [("interleaved", golden.PAPER_INTERLEAVED), ("concat", golden.PAPER_CONCAT)],
 )
-def test_golden_values(layout, golden):
+def test_golden_values(layout, expected):
     np.testing.assert_allclose(
-        sinpe.positional_encoding(1, 8, layout=layout), golden, atol=5e-11, rtol=0
+        sinpe.positional_encoding(1, 8, layout=layout), expected, atol=5e-11, rtol=0
     )
 
 
