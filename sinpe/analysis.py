@@ -25,6 +25,7 @@ __all__ = [
     "dimension_ranges",
     "distance_by_offset",
     "dot_product_by_offset",
+    "linear_map_residual",
     "nearest_distinct_position",
     "principal_plane",
     "reference_encoding",
@@ -428,3 +429,23 @@ def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64
     reference = np.asarray(exact, dtype=np.float64)
     spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)
     return np.abs(np.asarray(approximate, dtype=np.float64) - reference) / spacing
+
+
+def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
+    """RMS residual of the best (least-squares) fixed linear map ``inputs -> targets``.
+
+    Rows are samples. Zero (up to rounding) exactly when one matrix ``A`` sends
+    every row of ``inputs`` to the matching row of ``targets`` -- e.g. ``PE(p)``
+    to ``PE(p + k)`` for the sinusoidal encoding, but not for sines alone.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe, sinpe.analysis as analysis
+    >>> table = sinpe.positional_encoding(np.arange(20), 8)
+    >>> bool(analysis.linear_map_residual(table[:-1], table[1:]) < 1e-12)
+    True
+    """
+    here = np.asarray(inputs, dtype=np.float64)
+    there = np.asarray(targets, dtype=np.float64)
+    solution = np.linalg.lstsq(here, there, rcond=None)[0]
+    return float(np.sqrt(np.mean((here @ solution - there) ** 2)))

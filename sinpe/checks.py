@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import check_real_array
+from sinpe.analysis import linear_map_residual
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import positional_encoding
 
@@ -130,9 +131,7 @@ def inspect_table(
             f"a frequency (as when an integer division zeroes the exponent)"
         )
     if np.allclose(np.diff(where), 1.0):
-        here, there = values[:-1], values[1:]
-        solution = np.linalg.lstsq(here, there, rcond=None)[0]
-        residual = float(np.sqrt(np.mean((here @ solution - there) ** 2)))
+        residual = linear_map_residual(values[:-1], values[1:])
         if residual > tolerance:
             report.problems.append(
                 f"PE(p + 1) is not a fixed linear map of PE(p) (RMS residual {residual:.3g})"

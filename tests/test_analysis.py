@@ -145,3 +145,10 @@ def test_computed_in_low_precision_drifts_and_cast_does_not():
         analysis.computed_in([100_000], 8, "float16")
     with pytest.raises(ValueError, match="precision"):
         analysis.computed_in([1], 8, "int8")
+
+
+def test_linear_map_residual_exact_and_not():
+    table = sinpe.positional_encoding(np.arange(100), 16)
+    assert analysis.linear_map_residual(table[:-5], table[5:]) < 1e-12
+    sines = table[:, 0::2]
+    assert analysis.linear_map_residual(sines[:-5], sines[5:]) > 0.01
