@@ -10,6 +10,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -17,12 +18,14 @@ from sinpe import nn
 
 __all__ = [
     "TASKS",
+    "RecordedLayer",
     "RegressionLog",
     "TrainingLog",
     "causal_mask",
     "equivariance_gap",
     "fit_regression",
     "previous_token_task",
+    "recorded_layers",
     "reversal_ceiling",
     "reversal_task",
     "token_accuracy",
@@ -219,3 +222,72 @@ def fit_regression(
             log.steps.append(step)
             log.predictions.append(model.forward(eval_inputs))
     return log
+
+
+@dataclass(frozen=True)
+class RecordedLayer:
+    """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
+
+    Attributes
+    ----------
+    case : str
+        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``.
+    layer : nn.EncoderLayer
+        The layer built from PyTorch's ``state_dict``.
+    inputs, outputs : ndarray
+        The input and what PyTorch computed from it, ``(B, T, D)`` float32.
+    mask, key_padding_mask : ndarray or None
+        The masks PyTorch was given.
+    """
+
+    case: str
+    layer: nn.EncoderLayer
+    inputs: np.ndarray
+    outputs: np.ndarray
+    mask: np.ndarray | None
+    key_padding_mask: np.ndarray | None
+
+    def run(self) -> np.ndarray:
+        """The NumPy layer's output for the recorded input and masks."""
+        return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
+
+
+def recorded_layers(path: str | Path) -> tuple[str, list[RecordedLayer]]:
+    """Load encoder layers recorded with PyTorch by ``scripts/make_torch_fixtures.py``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.npz`` file (``tests/data/torch_encoder_layer.npz`` in the repository).
+
+    Returns
+    -------
+    torch_version : str
+        The PyTorch version that computed the outputs.
+    layers : list of RecordedLayer
+        One per recorded case, sorted by case name.
+    """
+    with np.load(path) as record:
+        arrays = {key: record[key] for key in record.files}
+    cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
+    layers = []
+    for case in cases:
+        norm, activation, _ = case.split("-")
+        prefix = f"{case}/state/"
+        state = {
+            key[len(prefix) :]: value for key, value in arrays.items() if key.startswith(prefix)
+        }
+        layer = nn.EncoderLayer.from_state_dict(
+            state, n_heads=4, norm_first=norm == "pre", activation=activation
+        )
+        layers.append(
+            RecordedLayer(
+                case,
+                layer,
+                arrays[f"{case}/x"],
+                arrays[f"{case}/y"],
+                arrays.get(f"{case}/mask"),
+                arrays.get(f"{case}/key_padding_mask"),
+            )
+        )
+    return str(arrays["torch_version"]), layers

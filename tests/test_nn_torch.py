@@ -7,12 +7,15 @@ tests. When torch is importable, one more test compares live on fresh weights.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from sinpe import nn
+from sinpe import experiments, nn
 
-FIXTURES = np.load(__import__("pathlib").Path(__file__).parent / "data" / "torch_encoder_layer.npz")
+FIXTURE_PATH = Path(__file__).parent / "data" / "torch_encoder_layer.npz"
+FIXTURES = np.load(FIXTURE_PATH)
 CASES = sorted({key.split("/")[0] for key in FIXTURES.files if "/" in key})
 
 
@@ -21,23 +24,21 @@ def test_fixture_covers_every_option():
     assert str(FIXTURES["torch_version"]).startswith("2.")
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_matches_recorded_torch_output(case):
-    norm, activation, _ = case.split("-")
-    prefix = f"{case}/state/"
-    state = {key[len(prefix) :]: FIXTURES[key] for key in FIXTURES.files if key.startswith(prefix)}
-    layer = nn.EncoderLayer.from_state_dict(
-        state, n_heads=4, norm_first=norm == "pre", activation=activation
-    )
-    mask = FIXTURES[f"{case}/mask"] if f"{case}/mask" in FIXTURES.files else None
-    padding = (
-        FIXTURES[f"{case}/key_padding_mask"]
-        if f"{case}/key_padding_mask" in FIXTURES.files
-        else None
-    )
-    got = layer(FIXTURES[f"{case}/x"], mask=mask, key_padding_mask=padding)
+TORCH_VERSION, RECORDED = experiments.recorded_layers(FIXTURE_PATH)
+
+
+def test_recorded_layers_loads_every_case():
+    assert [recorded.case for recorded in RECORDED] == CASES
+    assert TORCH_VERSION == str(FIXTURES["torch_version"])
+    masked = {recorded.case for recorded in RECORDED if recorded.mask is not None}
+    assert masked == {case for case in CASES if f"{case}/mask" in FIXTURES.files}
+
+
+@pytest.mark.parametrize("recorded", RECORDED, ids=CASES)
+def test_matches_recorded_torch_output(recorded):
+    got = recorded.run()
     assert got.dtype == np.float32
-    np.testing.assert_allclose(got, FIXTURES[f"{case}/y"], rtol=1e-4, atol=2e-5)
+    np.testing.assert_allclose(got, recorded.outputs, rtol=1e-4, atol=2e-5)
 
 
 def test_wrong_options_do_not_match():
