@@ -3,6 +3,7 @@
 * MathJax 3 is served from the book's own ``_static/mathjax`` (copied from the
   ``django-static-mathjax`` wheel pinned in requirements.lock), so formulas typeset
   without network -- for readers offline and for the browser test in CI.
+* ``static/book.css``: wide display formulas scroll instead of being cut off.
 * Chapters are built from their executed ``.ipynb`` twins; the MyST ``.md`` each
   twin was generated from is copied next to the ``.ipynb`` under ``_sources`` and
   offered in the page's download menu.
@@ -82,7 +83,16 @@ def copy_markdown_sources(app, exception) -> None:
             shutil.copy2(source, target)
 
 
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def add_static_files(app):
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file("book.css")
+
+
 def setup(app):
+    app.connect("builder-inited", add_static_files)
     app.connect("html-page-context", add_markdown_download, priority=600)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_markdown_sources)
