@@ -127,6 +127,15 @@ async () => {
     }
   }
 
+  // Display formulas fit the text column: a wider one scrolls, hiding part of it.
+  for (const shown of article.querySelectorAll('mjx-container[display="true"]')) {
+    if (shown.scrollWidth > shown.clientWidth + 2) {
+      const where = (shown.closest("[id]") || {}).id || "?";
+      problems.push(`formula wider than its column (${shown.scrollWidth} > ` +
+                    `${shown.clientWidth} px) in #${where}`);
+    }
+  }
+
   // Executed cells: no tracebacks, no stderr, except in cells meant to raise.
   const allowed = ".tag_raises-exception";
   const outputs = article.querySelectorAll(".output.traceback, .output.error, .output.stderr");

@@ -103,6 +103,9 @@ BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><
 <div class="cell tag_raises-exception">
   <div class="output traceback"><pre>meant to raise</pre></div>
 </div>
+<div id="wide-formula"><mjx-container display="true"
+  style="display: block; width: 200px; overflow-x: auto"><span
+  style="display: inline-block; width: 900px">a formula too wide</span></mjx-container></div>
 <h3>A heading that skips h2</h3>
 <script>console.error("something broke");</script>
 <a href="nowhere.html">a dead link</a> <a href="#no-such-anchor">a dead anchor</a>
@@ -129,9 +132,33 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
     assert "stderr output in a cell" in report
     assert "meant to raise" not in report
     assert "heading level jumps from h1 to h3" in report
+    assert "formula wider than its column (900 > 200 px) in #wide-formula" in report
     assert "console error: something broke" in report
     assert clean == []
     dead = site_check.broken_links(tmp_path)
     assert "broken.html: nowhere.html (no such file)" in dead
     assert "broken.html: #no-such-anchor (no such anchor)" in dead
     assert not [problem for problem in dead if problem.startswith("clean.html")]
+
+
+def test_claims_ledger_shows_a_verdict_and_a_working_link_per_claim(site, context, root):
+    from sinpe import claims
+
+    recorded = claims.read_verdicts(sorted((root / "book").glob("ch*.ipynb")))
+    shown, targets = {}, {}
+    with site_check.serve(site) as base:
+        page = context.new_page()
+        page.goto(base + "book/claims_ledger.html", wait_until="load")
+        rows = page.locator("table tbody tr").filter(has=page.locator(".sd-badge"))
+        for index in range(rows.count()):
+            row = rows.nth(index)
+            href = row.locator("a.reference.internal[href*='#claim-']").get_attribute("href")
+            chapter, claim = href.split("#claim-")
+            shown[claim] = row.locator(".sd-badge").text_content().strip()
+            targets.setdefault(chapter, []).append(claim)
+        for chapter, claims_there in targets.items():  # each link leads to its cell
+            page.goto(base + "book/" + chapter, wait_until="load")
+            for claim in claims_there:
+                assert page.locator(f"#claim-{claim}").count() == 1, (chapter, claim)
+        page.close()
+    assert shown == {claim: verdict.verdict for claim, verdict in recorded.items()}
