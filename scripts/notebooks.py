@@ -35,14 +35,20 @@ DETERMINISTIC_ENV = {
     "IPYKERNEL_CELL_NAME": "<IPY-INPUT>",
 }
 
+#: The notebook that collects the chapters' verdicts (built after them).
+LEDGER = "claims_ledger"
+
 #: Cell timeout in seconds (each chapter should run well within it).
 TIMEOUT = 600
 
 
 def chapters() -> list[Path]:
-    """The MyST notebooks of the book: every ``book/*.md`` with a jupytext header."""
+    """The MyST notebooks of the book: every ``book/*.md`` with a jupytext header.
+
+    The claims ledger comes last: it reads the verdicts from the chapters' twins.
+    """
     found = []
-    for path in sorted(BOOK.glob("*.md")):
+    for path in sorted(BOOK.glob("*.md"), key=lambda md: (md.stem == LEDGER, md.name)):
         head = path.read_text(encoding="utf-8")[:400]
         if head.startswith("---") and "format_name: myst" in head:
             found.append(path)

@@ -1,0 +1,204 @@
+"""Verdicts on claims about the encoding, recorded where they are tested.
+
+A chapter that tests a claim computes two facts — whether the substance of the claim
+holds, and whether it holds exactly as worded — and :func:`judge` turns them into a
+:class:`Verdict`. The chapter glues the verdict under the key :attr:`Verdict.key`;
+:func:`read_verdicts` collects them from the executed notebooks for the claims ledger.
+Nothing here decides a verdict by itself: the booleans come from the chapter's cell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "FAILS",
+    "GLUE_PREFIX",
+    "HOLDS",
+    "MIME_TYPE",
+    "NUANCE",
+    "VERDICTS",
+    "Verdict",
+    "judge",
+    "read_verdicts",
+    "tally",
+]
+
+HOLDS = "holds"
+NUANCE = "holds with a nuance"
+FAILS = "does not hold"
+#: The three verdicts, from best to worst.
+VERDICTS = (HOLDS, NUANCE, FAILS)
+#: Glue keys of verdicts start with this prefix.
+GLUE_PREFIX = "claim-"
+
+_CLAIM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: The MIME type under which a verdict is stored in a notebook.
+MIME_TYPE = "application/vnd.sinpe.verdict+json"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict on one claim, with a one-line reason.
+
+    Attributes
+    ----------
+    claim : str
+        Identifier of the claim, lowercase words joined by hyphens
+        (``"sqrt-scaling-training"``).
+    verdict : str
+        One of :data:`VERDICTS`.
+    reason : str
+        One line saying why, with the measured numbers. May contain MyST inline
+        markup such as ``$\\pi$``.
+    """
+
+    claim: str
+    verdict: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, str) or not _CLAIM_ID.match(self.claim):
+            raise ValueError(f"claim must be lowercase words joined by hyphens, got {self.claim!r}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if not isinstance(self.reason, str) or not self.reason.strip():
+            raise ValueError("reason must be a non-empty string saying why")
+        if "\n" in self.reason:
+            raise ValueError("reason must be one line; move details to the chapter")
+
+    @property
+    def key(self) -> str:
+        """The glue key under which a chapter records this verdict."""
+        return GLUE_PREFIX + self.claim
+
+    def __str__(self) -> str:
+        return f"{self.claim}: {self.verdict} — {self.reason}"
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, object]:
+        # A vendor "+json" type: notebooks store it as JSON, and glue's key prefix
+        # keeps it valid under the nbformat schema (plain application/json does not).
+        return {
+            "text/plain": str(self),
+            MIME_TYPE: {"claim": self.claim, "verdict": self.verdict, "reason": self.reason},
+        }
+
+
+def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Verdict:
+    """Turn two tested facts into a verdict.
+
+    Parameters
+    ----------
+    claim : str
+        Identifier of the claim (lowercase words joined by hyphens).
+    holds : bool
+        Whether the substance of the claim was confirmed by the test.
+    as_stated : bool, optional
+        Whether it holds exactly as worded. Ignored when `holds` is false.
+    reason : str
+        One line saying why, with the measured numbers.
+
+    Returns
+    -------
+    Verdict
+        :data:`HOLDS` if both are true, :data:`NUANCE` if the claim holds but not as
+        stated, :data:`FAILS` if it does not hold.
+
+    Raises
+    ------
+    TypeError
+        If `holds` or `as_stated` is not a boolean (NumPy booleans are accepted), so a
+        number or an array cannot pass for a test result.
+    ValueError
+        If `claim` or `reason` is malformed.
+
+    Examples
+    --------
+    >>> judge("bounded", holds=True, reason="every entry is a sine or a cosine").verdict
+    'holds'
+    >>> judge("scaling", holds=True, as_stated=False, reason="only for small init").verdict
+    'holds with a nuance'
+    >>> str(judge("extrapolates", holds=False, reason="22 % beyond length 16"))
+    'extrapolates: does not hold — 22 % beyond length 16'
+    """
+    for name, value in (("holds", holds), ("as_stated", as_stated)):
+        if not isinstance(value, bool | np.bool_):
+            raise TypeError(
+                f"{name} must be a boolean test result, got {type(value).__name__}; "
+                "compare explicitly, e.g. holds=bool(error < 1e-12)"
+            )
+    if not bool(holds):
+        verdict = FAILS
+    elif not bool(as_stated):
+        verdict = NUANCE
+    else:
+        verdict = HOLDS
+    return Verdict(claim, verdict, reason)
+
+
+def _glued_verdicts(notebook: dict) -> Iterable[Verdict]:
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            record = output.get("metadata", {}).get("scrapbook")
+            if not record or not record.get("name", "").startswith(GLUE_PREFIX):
+                continue
+            payload = output["data"].get(record.get("mime_prefix", "") + MIME_TYPE)
+            if payload is None:
+                raise ValueError(f"glue key {record['name']!r} holds no verdict")
+            yield Verdict(**payload)
+
+
+def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
+    """Collect the verdicts glued in executed notebooks.
+
+    Parameters
+    ----------
+    notebooks : iterable of str or Path
+        Executed ``.ipynb`` files.
+
+    Returns
+    -------
+    dict of str to Verdict
+        The verdicts by claim, in the order the notebooks record them.
+
+    Raises
+    ------
+    ValueError
+        If a claim is recorded twice, or a glue key with the claim prefix holds
+        something else than a verdict.
+    FileNotFoundError
+        If a notebook does not exist.
+    """
+    found: dict[str, Verdict] = {}
+    where: dict[str, str] = {}
+    for path in map(Path, notebooks):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        for verdict in _glued_verdicts(notebook):
+            if verdict.claim in found:
+                raise ValueError(
+                    f"claim {verdict.claim!r} is recorded in both {where[verdict.claim]} "
+                    f"and {path.name}; record each claim in one place"
+                )
+            found[verdict.claim] = verdict
+            where[verdict.claim] = path.name
+    return found
+
+
+def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """Count verdicts of each kind.
+
+    Examples
+    --------
+    >>> tally([judge("a", holds=True, reason="x"), judge("b", holds=False, reason="y")])
+    {'holds': 1, 'holds with a nuance': 0, 'does not hold': 1}
+    """
+    counts = dict.fromkeys(VERDICTS, 0)
+    for verdict in verdicts:
+        counts[verdict.verdict] += 1
+    return counts

@@ -1,0 +1,187 @@
+"""Verdicts on claims, and the claims ledger that collects them from the chapters."""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import numpy as np
+import pytest
+from IPython.core.formatters import format_display_data
+
+from sinpe import claims
+
+# ---------------------------------------------------------------------------------
+# judge and Verdict
+
+
+@pytest.mark.parametrize(
+    ("holds", "as_stated", "expected"),
+    [
+        (True, True, "holds"),
+        (True, False, "holds with a nuance"),
+        (False, True, "does not hold"),
+        (False, False, "does not hold"),
+        (np.True_, np.False_, "holds with a nuance"),
+    ],
+)
+def test_judge_maps_the_two_facts_to_a_verdict(holds, as_stated, expected):
+    verdict = claims.judge("a-claim", holds=holds, as_stated=as_stated, reason="because")
+    assert verdict.verdict == expected
+    assert verdict.key == "claim-a-claim"
+
+
+@pytest.mark.parametrize("value", [1, 0.0, "yes", None, np.array([True, False])])
+def test_judge_rejects_what_is_not_a_test_result(value):
+    with pytest.raises(TypeError, match="boolean test result"):
+        claims.judge("a-claim", holds=value, reason="because")
+    with pytest.raises(TypeError, match="as_stated"):
+        claims.judge("a-claim", holds=True, as_stated=value, reason="because")
+
+
+@pytest.mark.parametrize("claim", ["", "Upper", "two words", "trailing-", "under_score"])
+def test_claim_ids_are_lowercase_words_joined_by_hyphens(claim):
+    with pytest.raises(ValueError, match="lowercase words"):
+        claims.judge(claim, holds=True, reason="because")
+
+
+@pytest.mark.parametrize("reason", ["", "   ", "two\nlines"])
+def test_a_reason_is_one_non_empty_line(reason):
+    with pytest.raises(ValueError, match="reason"):
+        claims.judge("a-claim", holds=True, reason=reason)
+
+
+def test_a_verdict_must_be_one_of_three():
+    with pytest.raises(ValueError, match="verdict must be one of"):
+        claims.Verdict("a-claim", "mostly true", "because")
+
+
+def test_tally_counts_each_kind():
+    verdicts = [
+        claims.judge("a", holds=True, reason="x"),
+        claims.judge("b", holds=True, as_stated=False, reason="x"),
+        claims.judge("c", holds=True, as_stated=False, reason="x"),
+        claims.judge("d", holds=False, reason="x"),
+    ]
+    assert claims.tally(verdicts) == {
+        "holds": 1,
+        "holds with a nuance": 2,
+        "does not hold": 1,
+    }
+
+
+# ---------------------------------------------------------------------------------
+# read_verdicts: glue a verdict as myst_nb.glue does, read it back
+
+
+def _glue_output(name, value):
+    """The display_data output ``myst_nb.glue(name, value, display=False)`` writes."""
+    bundle, metadata = format_display_data(value)
+    prefix = "application/papermill.record/"
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    return nbformat.v4.new_output(
+        "display_data", data={prefix + key: val for key, val in bundle.items()}, metadata=metadata
+    )
+
+
+def _notebook(tmp_path, name, outputs):
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("glue(...)", execution_count=1)
+    cell.outputs = outputs
+    notebook.cells.append(cell)
+    path = tmp_path / name
+    nbformat.write(notebook, path)  # validates against the nbformat schema
+    return path
+
+
+def test_a_glued_verdict_is_read_back(tmp_path):
+    first = claims.judge("first", holds=True, as_stated=False, reason="with $\\pi$")
+    second = claims.judge("second", holds=False, reason="22 % beyond")
+    path = _notebook(
+        tmp_path,
+        "ch01.ipynb",
+        [
+            _glue_output(first.key, first),
+            _glue_output("other", "0.5"),
+            _glue_output(second.key, second),
+        ],
+    )
+    assert claims.read_verdicts([path]) == {"first": first, "second": second}
+
+
+def test_a_claim_recorded_twice_is_an_error(tmp_path):
+    verdict = claims.judge("twice", holds=True, reason="x")
+    paths = [
+        _notebook(tmp_path, f"ch0{n}.ipynb", [_glue_output(verdict.key, verdict)]) for n in (1, 2)
+    ]
+    with pytest.raises(ValueError, match=r"recorded in both ch01\.ipynb and ch02\.ipynb"):
+        claims.read_verdicts(paths)
+
+
+def test_a_claim_key_without_a_verdict_is_an_error(tmp_path):
+    path = _notebook(tmp_path, "ch01.ipynb", [_glue_output("claim-number", 3.5)])
+    with pytest.raises(ValueError, match="holds no verdict"):
+        claims.read_verdicts([path])
+
+
+# ---------------------------------------------------------------------------------
+# The ledger page against the executed chapters
+
+LEDGER = "claims_ledger"
+ROW = re.compile(
+    r"^\|.*\{glue:md\}`verdict-(?P<verdict>[a-z0-9-]+):myst`"
+    r".*\{glue:md\}`reason-(?P<reason>[a-z0-9-]+):myst`"
+    r".*\{ref\}`Chapter (?P<chapter>\d) <claim-(?P<target>[a-z0-9-]+)>`\)\s*\|\s*$",
+    re.MULTILINE,
+)
+
+
+@pytest.fixture(scope="module")
+def recorded(root):
+    chapters = sorted((root / "book").glob("ch*.ipynb"))
+    found = {}
+    for path in chapters:
+        for claim in claims.read_verdicts([path]):
+            found[claim] = path
+    return found
+
+
+@pytest.fixture(scope="module")
+def ledger_rows(root):
+    text = (root / "book" / f"{LEDGER}.md").read_text(encoding="utf-8")
+    rows = [match.groupdict() for match in ROW.finditer(text)]
+    assert text.count("{glue:md}`verdict-") == len(rows), "a ledger row does not parse"
+    return rows
+
+
+def test_every_recorded_verdict_is_in_the_ledger_once(recorded, ledger_rows):
+    listed = [row["verdict"] for row in ledger_rows]
+    assert len(listed) == len(set(listed)), "a claim is listed twice"
+    assert set(listed) == set(recorded)
+
+
+def test_each_row_shows_one_claim_and_links_where_it_is_tested(root, recorded, ledger_rows):
+    for row in ledger_rows:
+        claim = row["verdict"]
+        assert row["reason"] == row["target"] == claim, row
+        twin = recorded[claim]
+        assert twin.name.startswith(f"ch0{row['chapter']}_"), (claim, twin.name)
+        source = twin.with_suffix(".md").read_text(encoding="utf-8")
+        assert f"(claim-{claim})=" in source, (
+            f"no target for {claim} in {twin.with_suffix('.md').name}"
+        )
+
+
+def test_the_ledger_notebook_shows_the_verdicts_the_chapters_record(root, recorded):
+    ledger = nbformat.read(root / "book" / f"{LEDGER}.ipynb", as_version=4)
+    shown = {}
+    for cell in ledger.cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name", "")
+            if name.startswith("verdict-"):
+                (markdown,) = (v for k, v in output["data"].items() if k.endswith("text/markdown"))
+                shown[name.removeprefix("verdict-")] = markdown
+    verdicts = claims.read_verdicts(sorted(set(recorded.values())))
+    assert set(shown) == set(verdicts)
+    for claim, verdict in verdicts.items():
+        assert f"`{verdict.verdict}`" in shown[claim], claim
