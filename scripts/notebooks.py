@@ -85,10 +85,33 @@ def build(path: Path) -> Path:
         raise RuntimeError(f"{path.name} ran with errors:\n" + "\n".join(errors))
     for cell in notebook.cells:
         cell.get("metadata", {}).pop("execution", None)
+        if "outputs" in cell:
+            cell["outputs"] = coalesce_streams(cell["outputs"])
     notebook.metadata.pop("widgets", None)
     target = twin_of(path)
     nbformat.write(notebook, target)
     return target
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Merge consecutive stream outputs of the same stream into one.
+
+    How the kernel chunks a cell's printed text depends on timing, so the same
+    cell can give one stream output or several; merged, the twin is byte-stable.
+    """
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = previous["text"] + output["text"]
+        else:
+            merged.append(output)
+    return merged
 
 
 def unexpected_errors(notebook) -> list[str]:

@@ -62,3 +62,21 @@ def test_check_catches_an_error_output(notebooks, tmp_path):
     error = nbformat.v4.new_output("error", ename="ValueError", evalue="boom", traceback=[])
     _edit_first_code_cell(notebooks, md, lambda cell: cell.outputs.append(error))
     assert any("ValueError: boom" in problem for problem in notebooks.differences(md))
+
+
+def _stream(name, text):
+    return nbformat.v4.new_output("stream", name=name, text=text)
+
+
+def test_build_merges_stream_chunks_so_twins_are_byte_stable(notebooks):
+    display = nbformat.v4.new_output("display_data", data={"text/plain": "x"})
+    merged = notebooks.coalesce_streams(
+        [
+            _stream("stdout", "a\n"),
+            _stream("stdout", "b\n"),
+            display,
+            _stream("stdout", "c\n"),
+            _stream("stderr", "w\n"),
+        ]
+    )
+    assert [output.get("text") for output in merged] == ["a\nb\n", None, "c\n", "w\n"]
