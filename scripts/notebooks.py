@@ -4,19 +4,28 @@ Usage::
 
     python scripts/notebooks.py build [CHAPTER.md ...]   # (re)write executed twins
     python scripts/notebooks.py check                    # md vs twin, all executed
+    python scripts/notebooks.py validate [PATH ...]      # nbval: outputs reproduce
+    python scripts/notebooks.py validate --elsewhere     # ... on "another machine"
 
 ``build`` reads each MyST notebook with jupytext, gives its cells stable ids,
 executes it with nbclient (no timing metadata) and writes the twin beside it,
 so regenerating an unchanged chapter gives a byte-identical file. ``check``
 fails when a twin is missing, its cells differ from the ``.md`` in type,
-source or metadata tags, or a code cell was never executed.
+source or metadata tags, or a code cell was never executed. ``validate`` runs
+nbval on the twins with the same deterministic environment; with
+``--elsewhere`` it is the portability check: NumPy limited to its baseline
+SIMD level, another libm and perturbed random floats
+(``tests/portability/startup.py``), and the committed outputs must still match.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import jupytext
@@ -34,6 +43,21 @@ DETERMINISTIC_ENV = {
     "SOURCE_DATE_EPOCH": "0",
     "IPYKERNEL_CELL_NAME": "<IPY-INPUT>",
 }
+
+#: IPython startup file that makes a kernel compute as another machine would.
+ELSEWHERE_STARTUP = ROOT / "tests" / "portability" / "startup.py"
+
+#: The nbval command (paths are appended).
+NBVAL = [
+    "-m",
+    "pytest",
+    "-p",
+    "no:cacheprovider",
+    "--nbval",
+    "--nbval-current-env",
+    "--nbval-sanitize-with",
+    str(ROOT / "tests" / "nbval_sanitize.cfg"),
+]
 
 #: The notebook that collects the chapters' verdicts (built after them).
 LEDGER = "claims_ledger"
@@ -156,13 +180,57 @@ def differences(path: Path) -> list[str]:
     return [f"{path.name}: {problem}" for problem in problems]
 
 
+def dispatch_above_baseline() -> list[str]:
+    """NumPy's SIMD dispatch groups above the baseline that this CPU has (e.g. X86_V3)."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath as umath
+    return [group for group in umath.__cpu_dispatch__ if umath.__cpu_features__.get(group)]
+
+
+def elsewhere_env(ipython_dir: Path) -> dict[str, str]:
+    """Environment of the portability run; installs the startup file in ``ipython_dir``."""
+    startup = ipython_dir / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ELSEWHERE_STARTUP, startup / "00-sinpe-elsewhere.py")
+    groups = dispatch_above_baseline()
+    env = {**os.environ, **DETERMINISTIC_ENV, "IPYTHONDIR": str(ipython_dir)}
+    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(groups)
+    return env
+
+
+def validate(paths: list[Path], *, elsewhere: bool) -> int:
+    """Run nbval on the twins; with ``elsewhere``, as on another machine."""
+    targets = [str(path) for path in paths] or [str(BOOK)]
+    with tempfile.TemporaryDirectory(prefix="sinpe-elsewhere-") as scratch:
+        if elsewhere:
+            env = elsewhere_env(Path(scratch))
+            print(
+                "portability run: NumPy SIMD dispatch at the baseline (disabled: "
+                f"{env['NPY_DISABLE_CPU_FEATURES'] or 'nothing above it here'}), another "
+                "libm (+-1 ULP) and random floats perturbed by 1e-12",
+                flush=True,
+            )
+        else:
+            env = {**os.environ, **DETERMINISTIC_ENV}
+        return subprocess.call([sys.executable, *NBVAL, *targets], env=env, cwd=ROOT)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     build_parser = sub.add_parser("build", help="execute chapters and write their twins")
     build_parser.add_argument("paths", nargs="*", type=Path)
     sub.add_parser("check", help="fail if any twin is out of sync or unexecuted")
+    validate_parser = sub.add_parser("validate", help="nbval: the stored outputs reproduce")
+    validate_parser.add_argument("paths", nargs="*", type=Path)
+    validate_parser.add_argument(
+        "--elsewhere", action="store_true", help="the portability check (see the docstring)"
+    )
     args = parser.parse_args(argv)
+    if args.command == "validate":
+        return validate(args.paths, elsewhere=args.elsewhere)
     if args.command == "build":
         for path in args.paths or chapters():
             print(f"executing {path} ...", flush=True)

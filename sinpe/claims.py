@@ -10,6 +10,8 @@ Nothing here decides a verdict by itself: the booleans come from the chapter's c
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ __all__ = [
     "Verdict",
     "judge",
     "read_verdicts",
+    "settled",
     "tally",
 ]
 
@@ -140,6 +143,65 @@ def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Ve
     else:
         verdict = HOLDS
     return Verdict(claim, verdict, reason)
+
+
+def settled(value: float, spec: str, *, slack: float) -> str:
+    """Format a number to digits that last-bit differences between machines cannot change.
+
+    A stored notebook output must reproduce on every machine, while libm, SIMD and
+    BLAS may change a computed number by a few units in its last place -- and a
+    training run by far more. ``settled`` formats ``value`` with ``spec`` only after
+    checking that every number within ``slack`` of it formats the same: so the
+    printed digits are fixed by the computation, not by the machine.
+
+    Parameters
+    ----------
+    value : real
+        The computed number (finite).
+    spec : str
+        A format spec for :func:`format`, e.g. ``".2f"`` or ``".1e"``.
+    slack : real
+        How far the number may move on another machine (>= 0): a few ULPs of
+        ``value`` for a closed-form computation, the spread over seeds for a
+        training run.
+
+    Returns
+    -------
+    str
+        ``format(value, spec)``.
+
+    Raises
+    ------
+    AssertionError
+        If ``value - slack`` or ``value + slack`` formats differently: the
+        requested digits are not settled. Print fewer digits, or a bound.
+    TypeError, ValueError
+        If ``value`` or ``slack`` is not a real number, is not finite, or
+        ``slack`` is negative.
+
+    Examples
+    --------
+    >>> settled(0.4712, ".2f", slack=1e-6)
+    '0.47'
+    >>> settled(0.4750000001, ".2f", slack=1e-6)
+    Traceback (most recent call last):
+    ...
+    AssertionError: 0.4750000001 +- 1e-06 prints as 0.47 .. 0.48 with '.2f': print fewer digits
+    """
+    for name, number in (("value", value), ("slack", slack)):
+        if isinstance(number, bool | np.bool_) or not isinstance(number, numbers.Real):
+            raise TypeError(f"{name} must be a real number, got {number!r}")
+        if not math.isfinite(float(number)):
+            raise ValueError(f"{name} must be finite, got {number!r}")
+    if slack < 0:
+        raise ValueError(f"slack must be >= 0, got {slack!r}; pass how far the value may move")
+    centre, low, high = (format(float(x), spec) for x in (value, value - slack, value + slack))
+    if not low == centre == high:
+        raise AssertionError(
+            f"{float(value)!r} +- {float(slack)!r} prints as {low} .. {high} with {spec!r}: "
+            "print fewer digits"
+        )
+    return centre
 
 
 def _glued_verdicts(notebook: dict) -> Iterable[Verdict]:

@@ -28,7 +28,7 @@ from sinpe._validation import (
     check_real_array,
     warn_if_unresolvable,
 )
-from sinpe.core import _check_phases, positional_encoding
+from sinpe.core import _check_phases, _rational_powers, positional_encoding
 
 __all__ = ["CONVENTIONS", "Convention", "encode", "fairseq_embedding", "fairseq_positions"]
 
@@ -158,9 +158,8 @@ CONVENTIONS: dict[str, Convention] = {
 
 def _spaced_frequencies(count: int, spacing: str, base: float, convention: str) -> np.ndarray:
     """``count`` frequencies with the given spacing, float64."""
-    steps = np.arange(count, dtype=np.float64)
     if spacing == "paper":
-        return np.power(base, -steps / count)
+        return _rational_powers(base, count, -1, count)
     if count == 1 and convention != "tensor2tensor":
         # whisper returns NaN and fairseq raises ZeroDivisionError here; t2t guards
         # the division with max(n - 1, 1) (PR #1055).
@@ -169,7 +168,7 @@ def _spaced_frequencies(count: int, spacing: str, base: float, convention: str) 
             f"(n = 1 frequency), which its source turns into NaN or a crash; "
             f"use d_model >= 4, or the 'tensor2tensor' convention"
         )
-    return np.power(base, -steps / max(count - 1, 1))
+    return _rational_powers(base, count, -1, max(count - 1, 1))
 
 
 def encode(
@@ -242,7 +241,7 @@ def encode(
     where = check_real_array(positions, name="positions")
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
-        sin_freq = np.power(constant, -2.0 * np.arange(sin_count) / width)
+        sin_freq = _rational_powers(constant, sin_count, -2, width)
     else:
         sin_count = cos_count = width // 2
         sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)

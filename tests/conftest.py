@@ -17,6 +17,10 @@ if os.environ.get("CI") == "true":
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# An IPython startup file that changes NumPy on import (the portability check,
+# scripts/notebooks.py validate --elsewhere): never import it into the test session.
+collect_ignore = ["portability"]
+
 
 @pytest.fixture(scope="session")
 def root() -> Path:

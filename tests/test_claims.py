@@ -185,3 +185,50 @@ def test_the_ledger_notebook_shows_the_verdicts_the_chapters_record(root, record
     assert set(shown) == set(recorded)
     for claim, (_, verdict) in recorded.items():
         assert f"`{verdict.verdict}`" in shown[claim], claim
+
+
+# ---------------------------------------------------------------------------------
+# settled: digits that another machine cannot change
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "slack", "expected"),
+    [
+        (0.4712, ".2f", 1e-6, "0.47"),
+        (4.7e-10, ".1e", 1e-15, "4.7e-10"),
+        (2106139.4, ",.0f", 0.05, "2,106,139"),
+        (0.995, ".2f", 0.0, "0.99"),  # 0.995 is stored below the midpoint: exact, settled
+    ],
+)
+def test_settled_formats_what_cannot_move(value, spec, slack, expected):
+    assert claims.settled(value, spec, slack=slack) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "slack"),
+    [
+        (0.125, ".2f", 1e-9),  # a tie: +-1e-9 prints 0.12 and 0.13
+        (2106139.5, ",.0f", 0.2),  # the stored ch07 figure's last unit is not settled
+        (0.1195001, ".3f", 1e-6),
+        (-0.0051, ".2f", 2e-4),  # prints -0.01 and -0.00: a sign flip is a change too
+    ],
+)
+def test_settled_refuses_digits_that_can_move(value, spec, slack):
+    with pytest.raises(AssertionError, match="print fewer digits"):
+        claims.settled(value, spec, slack=slack)
+
+
+@pytest.mark.parametrize(
+    ("value", "slack", "error"),
+    [
+        (float("nan"), 0.1, ValueError),
+        (1.0, float("inf"), ValueError),
+        (1.0, -0.1, ValueError),
+        ("0.5", 0.1, TypeError),
+        (True, 0.1, TypeError),
+        (np.array([1.0]), 0.1, TypeError),
+    ],
+)
+def test_settled_rejects_bad_input(value, slack, error):
+    with pytest.raises(error):
+        claims.settled(value, ".2f", slack=slack)
