@@ -17,6 +17,7 @@ from sinpe.core import frequencies, positional_encoding
 
 __all__ = [
     "COMPUTE_DTYPES",
+    "FREQUENCY_RECIPES",
     "Aliasing",
     "aliasing",
     "binary_encoding",
@@ -26,6 +27,7 @@ __all__ = [
     "distance_by_offset",
     "dot_product_by_offset",
     "linear_map_residual",
+    "low_precision_frequencies",
     "nearest_distinct_position",
     "principal_plane",
     "reference_encoding",
@@ -342,15 +344,81 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
     return rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
 
 
+#: How :func:`computed_in` forms the frequencies in low precision.
+FREQUENCY_RECIPES = ("rounded", "exp", "pow")
+
+
+def low_precision_frequencies(
+    d_model: int, precision: str, base: float = 10000.0, *, recipe: str = "rounded"
+) -> np.ndarray:
+    """The frequencies as a low-precision implementation holds them, as float64.
+
+    Parameters
+    ----------
+    d_model : int
+        Width; positive and even.
+    precision : {"float32", "float16", "bfloat16"}
+        The precision they are computed or stored in (bfloat16 is emulated by
+        rounding float32 results).
+    base : float, optional
+        The constant ``C``.
+    recipe : {"rounded", "exp", "pow"}, optional
+        ``"rounded"``: the correctly rounded float64 frequencies rounded once to
+        ``precision``. ``"exp"``: the PyTorch tutorial's and the Annotated
+        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``, every step in
+        ``precision``. ``"pow"``: ``C ** (-arange(0, d, 2) / d)`` in ``precision``.
+        The last two depend on the platform's low-precision ``exp`` and ``pow``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model // 2,)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``precision`` or ``recipe``, and as :func:`sinpe.frequencies`.
+
+    Examples
+    --------
+    >>> import sinpe.analysis as analysis
+    >>> analysis.low_precision_frequencies(4, "float32", 100.0).tolist()
+    [1.0, 0.10000000149011612]
+    """
+    if precision not in COMPUTE_DTYPES[1:]:
+        raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
+    if recipe not in FREQUENCY_RECIPES:
+        raise ValueError(f"recipe must be one of {FREQUENCY_RECIPES}, got {recipe!r}")
+    exact = frequencies(d_model, base)  # validates d_model and base
+    compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
+    store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
+    if recipe == "rounded":
+        return np.asarray(store(exact), dtype=np.float64)
+    steps = np.arange(0, d_model, 2, dtype=compute)
+    with np.errstate(over="ignore", under="ignore"):
+        if recipe == "exp":
+            factor = store(-np.log(compute(base)) / compute(d_model))
+            low = store(np.exp(store(steps * factor)))
+        else:
+            low = store(np.power(compute(base), store(-steps / compute(d_model))))
+    return np.asarray(low, dtype=np.float64)
+
+
 def computed_in(
-    positions: npt.ArrayLike, d_model: int, precision: str, base: float = 10000.0
+    positions: npt.ArrayLike,
+    d_model: int,
+    precision: str,
+    base: float = 10000.0,
+    *,
+    recipe: str = "rounded",
 ) -> np.ndarray:
     """The encoding computed *entirely* in a low precision, as some implementations do.
 
-    The frequencies, the phases ``p * w_i`` and the sines and cosines are each
-    rounded to ``precision`` ("float32", "float16", or "bfloat16", emulated by
-    rounding float32 results), unlike :func:`sinpe.positional_encoding`, which
-    computes in float64 and rounds once. Returned as float64 for comparison.
+    The frequencies (formed by ``recipe``, see :func:`low_precision_frequencies`),
+    the phases ``p * w_i`` and the sines and cosines are each rounded to
+    ``precision`` ("float32", "float16", or "bfloat16", emulated by rounding
+    float32 results), unlike :func:`sinpe.positional_encoding`, which computes in
+    float64 and rounds once. Returned as float64 for comparison.
 
     Examples
     --------
@@ -362,9 +430,9 @@ def computed_in(
     if precision not in COMPUTE_DTYPES:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
     where = check_real_array(positions, name="positions")
-    angular = frequencies(d_model, base)
     if precision == "float64":
         return positional_encoding(where, d_model, base)
+    angular = low_precision_frequencies(d_model, precision, base, recipe=recipe)
     if precision == "bfloat16":
         low_w = to_bfloat16(angular)
         phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)

@@ -152,3 +152,23 @@ def test_linear_map_residual_exact_and_not():
     assert analysis.linear_map_residual(table[:-5], table[5:]) < 1e-12
     sines = table[:, 0::2]
     assert analysis.linear_map_residual(sines[:-5], sines[5:]) > 0.01
+
+
+def test_low_precision_frequencies_follow_their_recipe():
+    exact = sinpe.frequencies(512)
+    rounded = analysis.low_precision_frequencies(512, "float32")
+    np.testing.assert_array_equal(rounded, exact.astype(np.float32).astype(np.float64))
+    spacing = np.spacing(exact.astype(np.float32)).astype(np.float64)
+    for recipe in ("exp", "pow"):
+        low = analysis.low_precision_frequencies(512, "float32", recipe=recipe)
+        assert low.dtype == np.float64 and low[0] == 1.0
+        # a handful of float32 roundings: within a few float32 ULPs, rarely exact
+        assert np.all(np.abs(low - exact) <= 8 * spacing * (1 + np.arange(256) / 16))
+    exp_recipe = analysis.low_precision_frequencies(512, "float32", recipe="exp")
+    assert np.sum(exp_recipe != rounded) > 10  # the exponent's rounding shows
+    bf16 = analysis.low_precision_frequencies(8, "bfloat16")
+    np.testing.assert_array_equal(bf16, [1.0, 0.10009765625, 0.010009765625, 0.00099945068359375])
+    with pytest.raises(ValueError, match="recipe"):
+        analysis.low_precision_frequencies(8, "float32", recipe="log")
+    with pytest.raises(ValueError, match="precision"):
+        analysis.low_precision_frequencies(8, "float64")
