@@ -10,7 +10,8 @@ The core (this namespace) needs only NumPy:
 - :func:`shift_matrix` -- the rotation ``M_k`` with ``PE(p + k) = M_k PE(p)``.
 - :func:`layout_permutation`, :func:`convert_layout` -- interleaved <-> concat.
 - :func:`encode` and :data:`CONVENTIONS` -- tables as real code bases compute
-  them (paper, tensor2tensor, whisper, fairseq, marian, guided-diffusion).
+  them (paper, tensor2tensor, whisper, fairseq, hf-marian, marian-nmt,
+  guided-diffusion).
 """
 
 from sinpe._validation import LAYOUTS, PrecisionWarning

@@ -125,7 +125,7 @@ CONVENTIONS: dict[str, Convention] = {
             ),
         ),
         Convention(
-            name="marian",
+            name="hf-marian",
             spacing="paper",
             columns="sin|cos",
             odd_width="sin gets ceil(d/2)",
@@ -135,7 +135,25 @@ CONVENTIONS: dict[str, Convention] = {
                 "MarianSinusoidalPositionalEmbedding._init_weight: angle "
                 "pos / 10000^(2 (j // 2) / dim) for j = 0 .. dim-1, sines of the even "
                 "j in the first ceil(dim/2) columns, cosines of the odd j after them "
-                "(transformers PR #8226). Pegasus and RoFormer tables do the same."
+                "(transformers PR #8226). Pegasus and RoFormer tables do the same. "
+                "This is NOT the spacing of Marian NMT's own C++, which trained the "
+                "OPUS-MT checkpoints: see 'marian-nmt'."
+            ),
+        ),
+        Convention(
+            name="marian-nmt",
+            spacing="n-1",
+            columns="sin|cos",
+            odd_width="raise",
+            first_position="0 (start when decoding)",
+            source=(
+                "marian-nmt/marian, src/graph/node_initializers.cpp, "
+                "sinusoidalPositionEmbeddings(start): numTimescales = dimEmb / 2, "
+                "logTimescaleIncrement = log(10000) / (numTimescales - 1), "
+                "v = p * exp(i * -logTimescaleIncrement), sin(v) in column i and cos(v) "
+                "in column numTimescales + i: the n-1 spacing of tensor2tensor, in "
+                "float32 there (float64 here, equal within float32 rounding). Odd "
+                "widths overlap columns there and raise here."
             ),
         ),
         Convention(
@@ -194,7 +212,9 @@ def encode(
         Width. Odd widths follow ``CONVENTIONS[name].odd_width``.
     convention : str, optional
         A key of :data:`CONVENTIONS`: ``"paper"`` (default), ``"tensor2tensor"``,
-        ``"whisper"``, ``"fairseq"``, ``"marian"``, ``"guided-diffusion"``.
+        ``"whisper"``, ``"fairseq"``, ``"hf-marian"``, ``"marian-nmt"``,
+        ``"guided-diffusion"``. The old name ``"marian"`` is ambiguous and
+        raises a ValueError that names both.
     base : float, optional
         10000 in every source (t2t's max_timescale, guided-diffusion's
         max_period).
@@ -227,6 +247,17 @@ def encode(
     >>> sinpe.encode([1, 2], 5, "fairseq").round(4).tolist()  # row 1 = padding_idx
     [[0.0, 0.0, 0.0, 0.0, 0.0], [0.9093, 0.0002, -0.4161, 1.0, 0.0]]
     """
+    if not isinstance(convention, str):
+        raise TypeError(
+            f"convention must be a name (str), got {convention!r}; use one of "
+            f"{', '.join(repr(name) for name in CONVENTIONS)}"
+        )
+    if convention == "marian":
+        raise ValueError(
+            "convention 'marian' is ambiguous: use 'hf-marian' (Hugging Face's "
+            "MarianSinusoidalPositionalEmbedding, paper spacing) or 'marian-nmt' (Marian "
+            "NMT's C++, which trained the OPUS-MT checkpoints: n-1 spacing)"
+        )
     if convention not in CONVENTIONS:
         raise ValueError(
             f"unknown convention {convention!r}; use one of "

@@ -14,20 +14,165 @@ Two layouts pair the entries differently (../shared/notes/conventions.md):
 With the per-head permutation ``P = [0, 2, 4, ..., 1, 3, 5, ...]``,
 ``half(P x) = P interleaved(x)``; converting checkpoints therefore permutes the
 rows of the query and key projections (:func:`convert_qk_weight`). Mixing the
-layouts up gives fluent garbage (transformers #25199). NumPy only.
+layouts up gives fluent garbage (transformers #25199); Hugging Face permutes the
+weights when converting Meta checkpoints (transformers,
+``src/transformers/models/llama/convert_llama_weights_to_hf.py``).
+
+Context extension rescales the frequencies (:func:`scaled_frequencies`): Position
+Interpolation (Chen et al. 2023) divides them all by the factor, NTK-aware scaling
+raises the base, and YaRN (Peng et al. 2023) interpolates only the slow pairs and
+sharpens the attention by :func:`yarn_temperature`. Used in chapter 6. NumPy only.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_real_array
+from sinpe._validation import check_base, check_d_model, check_real_array
 from sinpe.core import frequencies, layout_permutation
 
-__all__ = ["ROPE_LAYOUTS", "apply_rope", "convert_qk_weight", "rope_permutation"]
+__all__ = [
+    "ROPE_LAYOUTS",
+    "SCALING_METHODS",
+    "apply_rope",
+    "convert_qk_weight",
+    "rope_permutation",
+    "scaled_frequencies",
+    "yarn_temperature",
+]
 
 ROPE_LAYOUTS = ("interleaved", "half")
+#: Context-extension rules understood by :func:`scaled_frequencies`.
+SCALING_METHODS = ("interpolation", "ntk", "yarn")
+
+
+def _check_factor(factor: object) -> float:
+    if isinstance(factor, bool | np.bool_) or not isinstance(factor, numbers.Real):
+        raise TypeError(f"factor must be a real number, got {factor!r}; pass e.g. 8.0")
+    value = float(factor)
+    if not math.isfinite(value) or value < 1:
+        raise ValueError(
+            f"factor must be finite and >= 1 (how many times longer the context is), "
+            f"got {factor!r}"
+        )
+    return value
+
+
+def scaled_frequencies(
+    d_model: int,
+    factor: float,
+    *,
+    method: str,
+    base: float = 10000.0,
+    original_length: int = 2048,
+    alpha: float = 1.0,
+    beta: float = 32.0,
+) -> np.ndarray:
+    """RoPE frequencies rescaled to cover a context ``factor`` times longer.
+
+    Parameters
+    ----------
+    d_model : int
+        Head width; positive and even.
+    factor : float
+        The scale ``s >= 1``: new context length / trained context length.
+    method : {"interpolation", "ntk", "yarn"}
+        ``"interpolation"`` (Position Interpolation, Chen et al. 2023): every
+        frequency divided by ``s`` -- the same as dividing the positions.
+        ``"ntk"`` (NTK-aware scaling, bloc97 2023): the base becomes
+        ``base * s ** (d / (d - 2))``, so the fastest pair keeps its frequency and
+        the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts of Peng et al.
+        2023, eq. 18-19): with ``r = original_length / wavelength``, pairs with
+        ``r > beta`` keep their frequency, pairs with ``r < alpha`` are divided
+        by ``s``, and a linear ramp in ``r`` blends in between. YaRN also scales
+        the attention logits: see :func:`yarn_temperature`.
+    base : float, optional
+        The constant of the frequencies.
+    original_length : int, optional
+        The trained context length (YaRN only; 2048 for Llama).
+    alpha, beta : float, optional
+        YaRN's ramp bounds (1 and 32 for Llama).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model // 2,)``, to pass to
+        :func:`apply_rope` as ``frequencies``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``d_model``, ``base`` or ``factor`` (finite, >= 1), an unknown
+        ``method``, or YaRN bounds that are not ``0 <= alpha < beta``.
+
+    Examples
+    --------
+    >>> from sinpe.rope import scaled_frequencies
+    >>> scaled_frequencies(4, 2.0, method="interpolation", base=100.0).tolist()
+    [0.5, 0.05]
+    >>> scaled_frequencies(4, 2.0, method="ntk", base=100.0).round(6).tolist()  # C' = 400
+    [1.0, 0.05]
+    """
+    width = check_d_model(d_model)
+    constant = check_base(base)
+    scale = _check_factor(factor)
+    if method not in SCALING_METHODS:
+        raise ValueError(f"unknown method {method!r}; use one of {SCALING_METHODS}")
+    if method == "interpolation":
+        return frequencies(width, constant) / scale
+    if method == "ntk":
+        if width == 2:
+            return frequencies(width, constant)  # one pair, frequency 1: nothing to stretch
+        return frequencies(width, constant * scale ** (width / (width - 2)))
+    if not (0 <= alpha < beta) or not math.isfinite(beta):
+        raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
+    if isinstance(original_length, bool) or not isinstance(original_length, numbers.Integral):
+        raise TypeError(f"original_length must be an integer, got {original_length!r}")
+    if original_length < 1:
+        raise ValueError(f"original_length must be positive, got {original_length!r}")
+    theta = frequencies(width, constant)
+    ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
+    ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # gamma(r)
+    return (1.0 - ramp) * theta / scale + ramp * theta
+
+
+def yarn_temperature(factor: float) -> float:
+    """YaRN's attention scale: logits are divided by ``t``, with ``sqrt(1/t) = 0.1 ln s + 1``.
+
+    Peng et al. (2023), eq. 22 (fitted on Llama); Hugging Face multiplies the
+    rotated queries and keys each by ``0.1 ln s + 1``, which divides their dot
+    product by ``t``.
+
+    Parameters
+    ----------
+    factor : float
+        The scale ``s >= 1``.
+
+    Returns
+    -------
+    float
+        ``t = 1 / (0.1 ln s + 1) ** 2``; 1 at ``s = 1``, below 1 beyond (sharper
+        attention).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``factor`` that is not a finite real number >= 1.
+
+    Examples
+    --------
+    >>> from sinpe.rope import yarn_temperature
+    >>> yarn_temperature(1.0)
+    1.0
+    >>> round(yarn_temperature(16.0), 6)   # (0.1 ln 16 + 1)^-2
+    0.612974
+    """
+    scale = _check_factor(factor)
+    return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
 def _check_rope_layout(layout: object) -> str:
@@ -36,12 +181,16 @@ def _check_rope_layout(layout: object) -> str:
     return str(layout)
 
 
+_ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
+
+
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
     base: float = 10000.0,
     *,
     layout: str = "interleaved",
+    frequencies: npt.ArrayLike | None = None,
 ) -> np.ndarray:
     """Rotate each pair of entries of ``x`` by ``position * theta_i``.
 
@@ -56,6 +205,10 @@ def apply_rope(
         The constant of the frequencies (10000 in RoFormer and Llama 2).
     layout : {"interleaved", "half"}, optional
         How entries are paired (see the module docstring).
+    frequencies : array_like of real, shape (d / 2,), optional
+        Custom ``theta_i`` instead of ``base ** (-2 i / d)``, e.g. from
+        :func:`scaled_frequencies` (Position Interpolation, NTK, YaRN) or a
+        checkpoint's ``inv_freq``. ``base`` is then not used.
 
     Returns
     -------
@@ -70,7 +223,8 @@ def apply_rope(
 
     Examples
     --------
-    The golden vector of ../shared/notes/conventions.md (q = 1..8, p = 1):
+    The golden vector of RoFormer's rotation for q = 1..8 at p = 1 (checked
+    against mpmath in the tests):
 
     >>> import numpy as np
     >>> from sinpe.rope import apply_rope
@@ -83,10 +237,17 @@ def apply_rope(
         raise ValueError(f"the last axis of x must be even, got shape {vectors.shape}")
     width = vectors.shape[-1]
     where = check_real_array(positions, name="positions")
+    if frequencies is None:
+        theta = _ladder(width, base)
+    else:
+        theta = check_real_array(frequencies, name="frequencies")
+        if theta.shape != (width // 2,):
+            raise ValueError(
+                f"frequencies must have shape ({width // 2},) for x of width {width}, "
+                f"got {theta.shape}"
+            )
     try:
-        angles = np.broadcast_to(where, vectors.shape[:-1])[..., np.newaxis] * frequencies(
-            width, base
-        )  # (..., d/2)
+        angles = np.broadcast_to(where, vectors.shape[:-1])[..., np.newaxis] * theta
     except ValueError as error:
         raise ValueError(
             f"positions of shape {where.shape} do not broadcast to {vectors.shape[:-1]}"

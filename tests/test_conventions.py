@@ -48,7 +48,7 @@ def tensor2tensor_reference(length: int, channels: int, start_index: int = 0):
     return np.array(rows)
 
 
-@pytest.mark.parametrize("name", ["tensor2tensor", "whisper", "fairseq"])
+@pytest.mark.parametrize("name", ["tensor2tensor", "whisper", "fairseq", "marian-nmt"])
 def test_n_minus_1_spacing_golden(name):
     # fairseq's row 1 is its padding row when padding_idx = 1; use padding_idx = 0 here.
     kwargs = {"padding_idx": 0} if name == "fairseq" else {}
@@ -57,7 +57,7 @@ def test_n_minus_1_spacing_golden(name):
     )
 
 
-@pytest.mark.parametrize("name", ["paper", "marian"])
+@pytest.mark.parametrize("name", ["paper", "hf-marian"])
 def test_paper_frequencies(name):
     got = sinpe.encode(1, 8, name)
     if name == "paper":
@@ -68,7 +68,7 @@ def test_paper_frequencies(name):
 @pytest.mark.parametrize("dim", [6, 7, 9, 16])
 def test_marian_matches_transformers(dim):
     np.testing.assert_allclose(
-        sinpe.encode(np.arange(40), dim, "marian"), marian_reference(40, dim), atol=1e-12
+        sinpe.encode(np.arange(40), dim, "hf-marian"), marian_reference(40, dim), atol=1e-12
     )
 
 
@@ -131,3 +131,31 @@ def test_every_convention_has_provenance():
         assert rule.name == name
         assert len(rule.source) > 60
         sinpe.encode(np.arange(3), 8, name)  # every convention handles the common case
+
+
+def marian_nmt_reference(length: int, dim: int, start: int = 0) -> np.ndarray:
+    """A transcription of Marian NMT's C++ sinusoidalPositionEmbeddings, in float32."""
+    table = np.zeros((length, dim), dtype=np.float32)
+    num_timescales = np.float32(dim / 2)
+    increment = np.float32(math.log(10000.0)) / (num_timescales - np.float32(1.0))
+    for p in range(start, start + length):
+        for i in range(int(num_timescales)):
+            v = np.float32(p) * np.float32(math.exp(i * -float(increment)))
+            table[p - start, i] = math.sin(v)
+            table[p - start, int(num_timescales) + i] = math.cos(v)
+    return table
+
+
+@pytest.mark.parametrize("dim", [8, 64, 512])
+def test_marian_nmt_matches_the_cpp_rule_within_float32(dim):
+    got = sinpe.encode(np.arange(50), dim, "marian-nmt")
+    np.testing.assert_allclose(got, marian_nmt_reference(50, dim), atol=5e-5, rtol=0)
+    # and it is a different table from Hugging Face's port (paper spacing)
+    assert np.abs(got - sinpe.encode(np.arange(50), dim, "hf-marian")).max() > 0.01
+
+
+def test_ambiguous_or_unhashable_convention_names_say_what_to_pass():
+    with pytest.raises(ValueError, match="'hf-marian'.*'marian-nmt'"):
+        sinpe.encode(1, 8, "marian")
+    with pytest.raises(TypeError, match="convention must be a name"):
+        sinpe.encode(1, 8, ["paper"])

@@ -161,7 +161,7 @@ def test_checker_accepts_real_tables_and_names_them():
     report = inspect_table(sinpe.encode(np.arange(64), 32, "whisper"))
     assert report.valid and {"tensor2tensor", "whisper"} <= set(report.matches)
     assert (
-        "marian"
+        "hf-marian"
         in inspect_table(sinpe.positional_encoding(np.arange(64), 32, layout="concat")).matches
     )
     low = inspect_table(sinpe.positional_encoding(np.arange(64), 32, dtype=np.float16))
@@ -210,3 +210,81 @@ def test_checker_reports_in_words():
     with pytest.raises(ValueError, match="shape"):
         inspect_table(np.zeros(5))
     assert math.isfinite(inspect_table(sinpe.positional_encoding(np.arange(5), 4)).shape[0])
+
+
+# ---------------------------------------------------------------------------------
+# Context extension: Position Interpolation, NTK-aware scaling, YaRN (closed forms)
+
+
+def test_position_interpolation_divides_every_frequency():
+    from sinpe.rope import scaled_frequencies
+
+    theta = sinpe.frequencies(64)
+    np.testing.assert_array_equal(scaled_frequencies(64, 4.0, method="interpolation"), theta / 4)
+
+
+def test_ntk_keeps_the_fastest_pair_and_divides_the_slowest_by_the_factor():
+    from sinpe.rope import scaled_frequencies
+
+    scaled = scaled_frequencies(128, 8.0, method="ntk")
+    # hand-derived: (C s^(d/(d-2)))^(-2i/d) at i = d/2 - 1 is C^(-(d-2)/d) / s
+    slowest = 10000.0 ** (-126 / 128) / 8.0
+    assert scaled[0] == 1.0
+    assert abs(scaled[-1] / slowest - 1) < 1e-13
+    ratio = sinpe.frequencies(128) / scaled  # a geometric ramp from 1 to s
+    np.testing.assert_allclose(ratio, 8.0 ** (np.arange(64) / 63), rtol=1e-12)
+
+
+def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
+    from sinpe.rope import scaled_frequencies
+
+    theta = sinpe.frequencies(128)
+    yarn = scaled_frequencies(128, 16.0, method="yarn", original_length=4096)
+    ratio = 4096 * theta / (2 * np.pi)  # original length / wavelength
+    fast, slow = ratio > 32, ratio < 1
+    assert fast.any() and slow.any() and (~fast & ~slow).any()
+    np.testing.assert_array_equal(yarn[fast], theta[fast])
+    np.testing.assert_allclose(yarn[slow], theta[slow] / 16, rtol=1e-15)
+    middle = ~fast & ~slow
+    weight = (ratio[middle] - 1) / 31
+    np.testing.assert_allclose(yarn[middle], theta[middle] * (weight + (1 - weight) / 16))
+    assert np.all(np.diff(theta / yarn) >= 0)  # the stretch grows from fast to slow pairs
+
+
+def test_yarn_temperature_matches_the_paper_formula():
+    from sinpe.rope import yarn_temperature
+
+    # sqrt(1/t) = 0.1 ln s + 1 (Peng et al. 2023): s = e^10 gives sqrt(1/t) = 2
+    assert abs(yarn_temperature(math.exp(10.0)) - 0.25) < 1e-15
+    assert yarn_temperature(1.0) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"factor": 0.5, "method": "ntk"}, ValueError),
+        ({"factor": float("nan"), "method": "ntk"}, ValueError),
+        ({"factor": "2", "method": "ntk"}, TypeError),
+        ({"factor": 2.0, "method": "linear"}, ValueError),
+        ({"factor": 2.0, "method": "yarn", "alpha": 32.0, "beta": 1.0}, ValueError),
+        ({"factor": 2.0, "method": "yarn", "original_length": 0}, ValueError),
+        ({"factor": 2.0, "method": "yarn", "original_length": 2.5}, TypeError),
+    ],
+)
+def test_scaled_frequencies_rejects_bad_input(kwargs, error):
+    from sinpe.rope import scaled_frequencies
+
+    with pytest.raises(error):
+        scaled_frequencies(64, **kwargs)
+
+
+def test_apply_rope_with_custom_frequencies_equals_scaled_positions():
+    from sinpe.rope import apply_rope, scaled_frequencies
+
+    x = np.random.default_rng(0).normal(size=(5, 16))
+    positions = np.arange(5) * 3.0
+    interpolated = apply_rope(x, positions, frequencies=scaled_frequencies(16, 3.0,
+                                                                           method="interpolation"))
+    np.testing.assert_allclose(interpolated, apply_rope(x, positions / 3.0), atol=1e-15)
+    with pytest.raises(ValueError, match="frequencies must have shape"):
+        apply_rope(x, positions, frequencies=np.ones(3))

@@ -131,7 +131,7 @@ def test_huge_positions_stay_finite():
     assert np.isfinite(table).all()
 
 
-@pytest.mark.parametrize("convention", ["paper", "tensor2tensor", "marian"])
+@pytest.mark.parametrize("convention", ["paper", "tensor2tensor", "hf-marian", "marian-nmt"])
 def test_overflowing_phase_raises_instead_of_nan(convention):
     with pytest.raises(ValueError, match="overflows float64"):
         sinpe.encode([1.0, 1e300], 4, convention, base=1e-300)
