@@ -155,7 +155,7 @@ def test_marian_nmt_matches_the_cpp_rule_within_float32(dim):
 
 
 def test_ambiguous_or_unhashable_convention_names_say_what_to_pass():
-    with pytest.raises(ValueError, match="'hf-marian'.*'marian-nmt'"):
+    with pytest.raises(ValueError, match=r"'hf-marian'.*'marian-nmt'"):
         sinpe.encode(1, 8, "marian")
     with pytest.raises(TypeError, match="convention must be a name"):
         sinpe.encode(1, 8, ["paper"])
