@@ -56,8 +56,7 @@ def _check_factor(factor: object) -> float:
     value = float(factor)
     if not math.isfinite(value) or value < 1:
         raise ValueError(
-            f"factor must be finite and >= 1 (how many times longer the context is), "
-            f"got {factor!r}"
+            f"factor must be finite and >= 1 (how many times longer the context is), got {factor!r}"
         )
     return value
 

@@ -283,8 +283,9 @@ def test_apply_rope_with_custom_frequencies_equals_scaled_positions():
 
     x = np.random.default_rng(0).normal(size=(5, 16))
     positions = np.arange(5) * 3.0
-    interpolated = apply_rope(x, positions, frequencies=scaled_frequencies(16, 3.0,
-                                                                           method="interpolation"))
+    interpolated = apply_rope(
+        x, positions, frequencies=scaled_frequencies(16, 3.0, method="interpolation")
+    )
     np.testing.assert_allclose(interpolated, apply_rope(x, positions / 3.0), atol=1e-15)
     with pytest.raises(ValueError, match="frequencies must have shape"):
         apply_rope(x, positions, frequencies=np.ones(3))
