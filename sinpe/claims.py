@@ -27,6 +27,11 @@ __all__ = [
     "NUANCE",
     "VERDICTS",
     "Verdict",
+    "EVIDENCE",
+    "NUMERIC",
+    "PROOF",
+    "PUBLISHED",
+    "TOY",
     "judge",
     "read_verdicts",
     "settled",
@@ -40,6 +45,16 @@ FAILS = "does not hold"
 VERDICTS = (HOLDS, NUANCE, FAILS)
 #: Glue keys of verdicts start with this prefix.
 GLUE_PREFIX = "claim-"
+
+PROOF = "symbolic proof"
+NUMERIC = "numeric check"
+TOY = "toy experiment"
+PUBLISHED = "published figure"
+#: What can decide a verdict, from strongest to weakest as evidence of a general law.
+#: A proof holds for every input; a numeric check for the inputs it covers (its scope
+#: says which); a toy experiment only at its scale (width, layers, steps, seeds); a
+#: published figure is quoted with its source, not re-measured.
+EVIDENCE = (PROOF, NUMERIC, TOY, PUBLISHED)
 
 _CLAIM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: The MIME type under which a verdict is stored in a notebook.
@@ -60,11 +75,19 @@ class Verdict:
     reason : str
         One line saying why, with the measured numbers. May contain MyST inline
         markup such as ``$\\pi$``.
+    evidence : str
+        What decided it: one of :data:`EVIDENCE`.
+    scope : str
+        How far the evidence reaches: the inputs a numeric check covers, the
+        scale of a toy experiment (width, layers, steps, seeds), or the source of
+        a published figure. Empty only for a symbolic proof.
     """
 
     claim: str
     verdict: str
     reason: str
+    evidence: str = ""
+    scope: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.claim, str) or not _CLAIM_ID.match(self.claim):
@@ -75,26 +98,59 @@ class Verdict:
             raise ValueError("reason must be a non-empty string saying why")
         if "\n" in self.reason:
             raise ValueError("reason must be one line; move details to the chapter")
+        if self.evidence == "":  # TRANSITION
+            return
+        if self.evidence not in EVIDENCE:
+            raise ValueError(
+                f"evidence must be one of {EVIDENCE}, got {self.evidence!r}: say what "
+                "decided the verdict"
+            )
+        if not isinstance(self.scope, str) or "\n" in self.scope:
+            raise ValueError("scope must be a one-line string")
+        if self.evidence != PROOF and not self.scope.strip():
+            raise ValueError(
+                f"a verdict decided by a {self.evidence} needs its scope: the inputs "
+                "covered, the toy's scale (width, layers, steps, seeds) or the source"
+            )
 
     @property
     def key(self) -> str:
         """The glue key under which a chapter records this verdict."""
         return GLUE_PREFIX + self.claim
 
+    @property
+    def strength(self) -> str:
+        """The evidence and its scope in words, e.g. ``"toy experiment (d = 32, ...)"``."""
+        return f"{self.evidence} ({self.scope})" if self.scope else self.evidence
+
     def __str__(self) -> str:
-        return f"{self.claim}: {self.verdict} — {self.reason}"
+        return f"{self.claim}: {self.verdict} — {self.reason} [{self.strength}]"
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, object]:
         # A vendor "+json" type: notebooks store it as JSON, and glue's key prefix
         # keeps it valid under the nbformat schema (plain application/json does not).
         return {
             "text/plain": str(self),
-            MIME_TYPE: {"claim": self.claim, "verdict": self.verdict, "reason": self.reason},
+            MIME_TYPE: {
+                "claim": self.claim,
+                "verdict": self.verdict,
+                "reason": self.reason,
+                "evidence": self.evidence,
+                "scope": self.scope,
+            },
         }
 
 
-def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Verdict:
-    """Turn two tested facts into a verdict.
+def judge(
+    claim: str,
+    *,
+    holds: bool,
+    as_stated: bool = True,
+    reason: str,
+    evidence: str = "",  # TRANSITION: required once every chapter passes it
+    scope: str = "",
+) -> Verdict:
+    """Turn two tested facts, and what decided them, into a verdict.
 
     Parameters
     ----------
@@ -106,6 +162,13 @@ def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Ve
         Whether it holds exactly as worded. Ignored when `holds` is false.
     reason : str
         One line saying why, with the measured numbers.
+    evidence : str
+        What decided it: :data:`PROOF`, :data:`NUMERIC`, :data:`TOY` or
+        :data:`PUBLISHED`.
+    scope : str, optional
+        How far the evidence reaches (required unless ``evidence`` is a proof):
+        the inputs checked, the toy's width, layers, steps and seeds, or the
+        source of a published figure.
 
     Returns
     -------
@@ -119,16 +182,19 @@ def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Ve
         If `holds` or `as_stated` is not a boolean (NumPy booleans are accepted), so a
         number or an array cannot pass for a test result.
     ValueError
-        If `claim` or `reason` is malformed.
+        If `claim` or `reason` is malformed, `evidence` is not one of
+        :data:`EVIDENCE`, or `scope` is missing for a non-proof.
 
     Examples
     --------
-    >>> judge("bounded", holds=True, reason="every entry is a sine or a cosine").verdict
+    >>> judge("bounded", holds=True, reason="sines and cosines", evidence=PROOF).verdict
     'holds'
-    >>> judge("scaling", holds=True, as_stated=False, reason="only for small init").verdict
+    >>> judge("scaling", holds=True, as_stated=False, reason="only for small init",
+    ...       evidence=TOY, scope="d = 32, 1 layer, 250 steps, 3 seeds").verdict
     'holds with a nuance'
-    >>> str(judge("extrapolates", holds=False, reason="22 % beyond length 16"))
-    'extrapolates: does not hold — 22 % beyond length 16'
+    >>> print(judge("extrapolates", holds=False, reason="22 % beyond length 16",
+    ...             evidence=TOY, scope="d = 32, 1 layer, 1000 steps, 1 seed"))
+    extrapolates: does not hold — 22 % beyond length 16 [toy experiment (d = 32, 1 layer, 1000 steps, 1 seed)]
     """
     for name, value in (("holds", holds), ("as_stated", as_stated)):
         if not isinstance(value, bool | np.bool_):
@@ -142,10 +208,10 @@ def judge(claim: str, *, holds: bool, as_stated: bool = True, reason: str) -> Ve
         verdict = NUANCE
     else:
         verdict = HOLDS
-    return Verdict(claim, verdict, reason)
+    return Verdict(claim, verdict, reason, evidence, scope)
 
 
-def settled(value: float, spec: str, *, slack: float) -> str:
+def settled(value: float, spec: str, *, slack: float, step: float | None = None) -> str:
     """Format a number to digits that last-bit differences between machines cannot change.
 
     A stored notebook output must reproduce on every machine, while libm, SIMD and
@@ -164,6 +230,9 @@ def settled(value: float, spec: str, *, slack: float) -> str:
         How far the number may move on another machine (>= 0): a few ULPs of
         ``value`` for a closed-form computation, the spread over seeds for a
         training run.
+    step : real, optional
+        Round to a multiple of ``step`` first (e.g. ``5`` for "about 45 %"), for
+        results whose spread allows no finer digit.
 
     Returns
     -------
@@ -183,6 +252,8 @@ def settled(value: float, spec: str, *, slack: float) -> str:
     --------
     >>> settled(0.4712, ".2f", slack=1e-6)
     '0.47'
+    >>> settled(45.375, ".0f", slack=0.2, step=5)   # 45.175 .. 45.575 all round to 45
+    '45'
     >>> settled(0.4750000001, ".2f", slack=1e-6)
     Traceback (most recent call last):
     ...
@@ -195,7 +266,16 @@ def settled(value: float, spec: str, *, slack: float) -> str:
             raise ValueError(f"{name} must be finite, got {number!r}")
     if slack < 0:
         raise ValueError(f"slack must be >= 0, got {slack!r}; pass how far the value may move")
-    centre, low, high = (format(float(x), spec) for x in (value, value - slack, value + slack))
+    if step is not None:
+        if isinstance(step, bool) or not isinstance(step, numbers.Real) or not step > 0:
+            raise ValueError(f"step must be a positive number, got {step!r}")
+        if not math.isfinite(float(step)):
+            raise ValueError(f"step must be finite, got {step!r}")
+
+    def shown(x: float) -> str:
+        return format(round(x / step) * step if step else float(x), spec)
+
+    centre, low, high = (shown(x) for x in (value, value - slack, value + slack))
     if not low == centre == high:
         raise AssertionError(
             f"{float(value)!r} +- {float(slack)!r} prints as {low} .. {high} with {spec!r}: "
@@ -257,7 +337,8 @@ def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
 
     Examples
     --------
-    >>> tally([judge("a", holds=True, reason="x"), judge("b", holds=False, reason="y")])
+    >>> tally([judge("a", holds=True, reason="x", evidence=PROOF),
+    ...        judge("b", holds=False, reason="y", evidence=PROOF)])
     {'holds': 1, 'holds with a nuance': 0, 'does not hold': 1}
     """
     counts = dict.fromkeys(VERDICTS, 0)

@@ -232,3 +232,13 @@ def test_settled_refuses_digits_that_can_move(value, spec, slack):
 def test_settled_rejects_bad_input(value, slack, error):
     with pytest.raises(error):
         claims.settled(value, ".2f", slack=slack)
+
+
+def test_settled_rounds_to_a_step_and_checks_the_step_boundary():
+    assert claims.settled(45.375, ".0f", slack=0.2, step=5) == "45"
+    assert claims.settled(18.29, ".0f", slack=0.2, step=5) == "20"
+    with pytest.raises(AssertionError, match="print fewer digits"):
+        claims.settled(47.45, ".0f", slack=0.2, step=5)  # 47.25 -> 45, 47.65 -> 50
+    for bad in (0, -5, float("nan"), True):
+        with pytest.raises(ValueError, match="step"):
+            claims.settled(1.0, ".0f", slack=0.1, step=bad)
