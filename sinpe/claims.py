@@ -20,18 +20,18 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
+    "EVIDENCE",
     "FAILS",
     "GLUE_PREFIX",
     "HOLDS",
     "MIME_TYPE",
     "NUANCE",
-    "VERDICTS",
-    "Verdict",
-    "EVIDENCE",
     "NUMERIC",
     "PROOF",
     "PUBLISHED",
     "TOY",
+    "VERDICTS",
+    "Verdict",
     "judge",
     "read_verdicts",
     "settled",
@@ -193,8 +193,8 @@ def judge(
     ...       evidence=TOY, scope="d = 32, 1 layer, 250 steps, 3 seeds").verdict
     'holds with a nuance'
     >>> print(judge("extrapolates", holds=False, reason="22 % beyond length 16",
-    ...             evidence=TOY, scope="d = 32, 1 layer, 1000 steps, 1 seed"))
-    extrapolates: does not hold — 22 % beyond length 16 [toy experiment (d = 32, 1 layer, 1000 steps, 1 seed)]
+    ...             evidence=TOY, scope="d = 32, 1 seed"))
+    extrapolates: does not hold — 22 % beyond length 16 [toy experiment (d = 32, 1 seed)]
     """
     for name, value in (("holds", holds), ("as_stated", as_stated)):
         if not isinstance(value, bool | np.bool_):
