@@ -40,7 +40,7 @@ def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) 
     if even and value % 2:
         raise ValueError(
             f"{name} must be even, got {value}: each frequency fills a (sin, cos) pair. "
-            f"Use {value - 1 if value > 1 else 2} or {value + 1}, or a named convention "
+            f"Use {f'{value - 1} or {value + 1}' if value > 1 else 2}, or a named convention "
             f"such as 'tensor2tensor' that pads odd widths with a zero column"
         )
     return value
