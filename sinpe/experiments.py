@@ -6,7 +6,6 @@ exact accuracy ceiling of a model that cannot see positions. NumPy only.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ __all__ = [
     "RecordedLayer",
     "RegressionLog",
     "TrainingLog",
+    "attention_peak",
     "causal_mask",
     "equivariance_gap",
     "fit_regression",
@@ -97,6 +97,12 @@ class TrainingLog:
     eval_steps: list[int] = field(default_factory=list)
     eval_accuracy: list[float] = field(default_factory=list)
 
+    def accuracy_at(self, step: int) -> float:
+        """The held-out accuracy evaluated after ``step`` steps (``ValueError`` if none was)."""
+        if step not in self.eval_steps:
+            raise ValueError(f"no evaluation after step {step}; evaluated at {self.eval_steps}")
+        return self.eval_accuracy[self.eval_steps.index(step)]
+
     def first_step_reaching(self, accuracy: float) -> int | None:
         """The first evaluated step with held-out accuracy >= ``accuracy``."""
         for step, value in zip(self.eval_steps, self.eval_accuracy, strict=True):
@@ -142,11 +148,45 @@ def train(
     return log
 
 
+def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
+    """Mean over queries of the largest attention weight in one layer, for ``tokens``.
+
+    ``1 / T`` when every query spreads its attention evenly over the ``T``
+    tokens, 1 when each looks at one token only (a saturated softmax).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
+    >>> 1 / 6 <= attention_peak(model, np.zeros((2, 6), dtype=int)) <= 1
+    True
+    """
+    model.forward(tokens)
+    weights = model.children[f"layers.{layer}"].children["self_attn"].attention_weights
+    return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
+
+
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
     """``max |f(x)[perm] - f(x[perm])|``: zero exactly when permuting commutes with the model."""
     outputs = model.forward(tokens)
     permuted_outputs = model.forward(tokens[:, permutation])
     return float(np.max(np.abs(outputs[:, permutation] - permuted_outputs)))
+
+
+def _partitions(total: int, parts: int, largest: int):
+    """Non-increasing tuples of at most ``parts`` integers in 1..``largest``, summing to ``total``.
+
+    Used by :func:`reversal_ceiling`; yields the empty tuple for ``total == 0``.
+    """
+    if total == 0:
+        yield ()
+        return
+    if parts == 0:
+        return
+    for first in range(min(total, largest), 0, -1):
+        for rest in _partitions(total - first, parts - 1, first):
+            yield (first, *rest)
 
 
 def reversal_ceiling(vocab: int, length: int) -> float:
@@ -159,8 +199,10 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     the other ``length - 1`` tokens, so the best prediction is the most frequent
     of them and is right with probability ``max_v c'_v / (length - 1)``, where
     ``c'`` counts the tokens without the one at hand. The ceiling is the
-    expectation of that over sequences, computed exactly by enumerating the
-    count vectors (multinomial weights).
+    expectation of that over sequences, computed exactly: the accuracy of a
+    count vector does not change when the tokens are relabelled, so the sum runs
+    over the partitions of ``length`` into at most ``vocab`` parts, each weighted
+    by its multinomial probability times the number of count vectors that sort to it.
 
     Examples
     --------
@@ -173,21 +215,23 @@ def reversal_ceiling(vocab: int, length: int) -> float:
         raise ValueError(f"length must be even and >= 2 (no middle token), got {length}")
     if vocab < 1:
         raise ValueError(f"vocab must be positive, got {vocab}")
-    bars = np.array(list(itertools.combinations(range(length + vocab - 1), vocab - 1)))
-    bars = bars.reshape(-1, vocab - 1)
-    edges = np.concatenate(
-        [np.full((len(bars), 1), -1), bars, np.full((len(bars), 1), length + vocab - 1)], axis=1
-    )
-    counts = np.diff(edges, axis=1) - 1  # (M, V): every count vector summing to length
-    log_factorial = np.array([math.lgamma(k + 1) for k in range(length + 1)])
-    log_weight = log_factorial[length] - log_factorial[counts].sum(axis=1)
-    probability = np.exp(log_weight - length * math.log(vocab))  # multinomial
-    expected = np.zeros(len(counts))
-    for token in range(vocab):
-        others = counts.copy()
-        others[:, token] -= 1
-        expected += counts[:, token] / length * others.max(axis=1) / (length - 1)
-    return float(np.sum(probability * expected))
+    total = 0.0
+    for partition in _partitions(length, vocab, length):
+        counts = np.array(partition + (0,) * (vocab - len(partition)))  # (V,), sorted
+        # count vectors that sort to `counts`: V! / prod(multiplicity of each value)!
+        arrangements = math.factorial(vocab)
+        for multiplicity in np.unique(counts, return_counts=True)[1]:
+            arrangements //= math.factorial(int(multiplicity))
+        sequences = math.factorial(length)  # sequences with one such count vector
+        for count in partition:
+            sequences //= math.factorial(count)
+        expected = 0.0
+        for token in np.flatnonzero(counts):
+            others = counts.copy()
+            others[token] -= 1
+            expected += counts[token] / length * others.max() / (length - 1)
+        total += arrangements * sequences * expected
+    return float(total / vocab**length)
 
 
 @dataclass

@@ -69,4 +69,22 @@ def test_training_log_and_determinism():
     first, second = run(), run()
     assert first.losses == second.losses and len(first.losses) == 20
     assert first.eval_steps == [10, 20]
+    assert first.accuracy_at(20) == first.eval_accuracy[-1]
+    with pytest.raises(ValueError, match="no evaluation after step 15"):
+        first.accuracy_at(15)
     assert first.losses[-1] < first.losses[0]
+
+
+def test_attention_peak_between_uniform_and_one_hot():
+    tokens = np.random.default_rng(3).integers(0, 10, size=(4, 8))
+    calm = nn.TokenModel(10, 16, 2, 32, 1, seed=0)
+    loud = nn.TokenModel(10, 16, 2, 32, 1, embedding_std=1.0, seed=0)  # scaled: large inputs
+    blind = nn.TokenModel(10, 16, 2, 32, 1, positions="none", seed=0)
+    same = experiments.attention_peak(blind, np.zeros((4, 8), dtype=int))
+    assert same == pytest.approx(1 / 8, rel=1e-12)  # identical inputs: attention is uniform
+    assert (
+        1 / 8
+        <= experiments.attention_peak(calm, tokens)
+        < experiments.attention_peak(loud, tokens)
+        <= 1
+    )
