@@ -18,11 +18,13 @@ NumPy only.
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import check_real_array
+from sinpe.core import _rational_powers
 
 __all__ = [
     "gaussian_features",
@@ -169,6 +171,9 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
 
     Frequencies ``2^linspace(0, scale, n_per_axis) - 1`` along each axis (as in
     their 2-D regression notebook), so ``B`` has ``n_per_axis * n_coords`` rows.
+    Each power ``2^(scale k / (n_per_axis - 1))`` is correctly rounded, its
+    exponent taken as an exact fraction, so ``B`` has the same bits on every
+    machine, whatever its ``pow``.
 
     Examples
     --------
@@ -178,7 +183,13 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     """
     count = _positive_int(n_per_axis, "n_per_axis")
     axes = _positive_int(n_coords, "n_coords")
-    frequencies = 2.0 ** np.linspace(0.0, float(scale), count) - 1.0
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not np.isfinite(scale):
+        raise ValueError(f"scale must be a finite real number, got {scale!r}")
+    if count == 1:
+        frequencies = np.zeros(1)  # linspace(0, scale, 1) is [0]
+    else:
+        numerator, denominator = Fraction(float(scale)).as_integer_ratio()
+        frequencies = _rational_powers(2.0, count, numerator, denominator * (count - 1)) - 1.0
     return np.concatenate([np.outer(frequencies, np.eye(axes)[axis]) for axis in range(axes)])
 
 
@@ -217,11 +228,17 @@ def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
 def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     """Peak signal-to-noise ratio, ``-10 log10(MSE)``, for values in [0, 1].
 
+    The full float is returned: round it where it is shown. After a training
+    run, its late digits depend on the machine (see CONTRIBUTING.md, "Portable
+    outputs").
+
     Examples
     --------
     >>> from sinpe.fourier import psnr
-    >>> psnr([0.0, 1.0], [0.1, 0.9])
-    20.0
+    >>> f"{psnr([0.0, 1.0], [0.1, 0.9]):.6f}"
+    '20.000000'
+    >>> psnr([0.5], [0.5])
+    inf
     """
     error = float(np.mean((np.asarray(prediction, float) - np.asarray(target, float)) ** 2))
-    return float("inf") if error == 0 else round(float(-10.0 * np.log10(error)), 12)
+    return float("inf") if error == 0 else float(-10.0 * np.log10(error))

@@ -103,9 +103,30 @@ def test_log_spaced_matrix_matches_tancik():
     assert np.all(B[:8, 1] == 0) and np.all(B[8:, 0] == 0)
 
 
+def test_log_spaced_matrix_is_correctly_rounded():
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        exact = [float((Decimal(2).ln() * Decimal(4 * k) / 31).exp()) - 1.0 for k in range(32)]
+    np.testing.assert_array_equal(fourier.log_spaced_matrix(32, 2, 4.0)[:32, 0], exact)
+    np.testing.assert_array_equal(fourier.log_spaced_matrix(1, 2, 4.0), np.zeros((2, 2)))
+    np.testing.assert_allclose(
+        fourier.log_spaced_matrix(5, 1, -1.5)[:, 0], 2.0 ** np.linspace(0, -1.5, 5) - 1, rtol=1e-15
+    )
+
+
 def test_psnr():
     assert fourier.psnr([0.5], [0.5]) == math.inf
     assert fourier.psnr(np.zeros(4), np.full(4, 0.01)) == pytest.approx(40.0)
+
+
+def test_psnr_returns_the_full_float():
+    # Formatting belongs where the number is shown; the library does not round.
+    expected = -10.0 * math.log10(1 / 3)  # 4.771212547196624...
+    got = fourier.psnr(np.zeros(3), np.full(3, 3**-0.5))
+    assert got == pytest.approx(expected, rel=1e-15, abs=0)
+    assert got != round(expected, 12)
 
 
 @pytest.mark.parametrize(
@@ -118,6 +139,7 @@ def test_psnr():
         (lambda: fourier.gaussian_features([1.0, 2.0], np.eye(3)), ValueError),
         (lambda: fourier.gaussian_matrix(4, 2, -1.0, np.random.default_rng(0)), ValueError),
         (lambda: fourier.log_spaced_matrix(0, 2, 4.0), ValueError),
+        (lambda: fourier.log_spaced_matrix(4, 2, float("nan")), ValueError),
     ],
 )
 def test_bad_input_for_mappings(call, error):
