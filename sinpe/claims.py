@@ -98,8 +98,6 @@ class Verdict:
             raise ValueError("reason must be a non-empty string saying why")
         if "\n" in self.reason:
             raise ValueError("reason must be one line; move details to the chapter")
-        if self.evidence == "":  # TRANSITION
-            return
         if self.evidence not in EVIDENCE:
             raise ValueError(
                 f"evidence must be one of {EVIDENCE}, got {self.evidence!r}: say what "
@@ -147,7 +145,7 @@ def judge(
     holds: bool,
     as_stated: bool = True,
     reason: str,
-    evidence: str = "",  # TRANSITION: required once every chapter passes it
+    evidence: str,
     scope: str = "",
 ) -> Verdict:
     """Turn two tested facts, and what decided them, into a verdict.

@@ -26,7 +26,9 @@ from sinpe import claims
     ],
 )
 def test_judge_maps_the_two_facts_to_a_verdict(holds, as_stated, expected):
-    verdict = claims.judge("a-claim", holds=holds, as_stated=as_stated, reason="because")
+    verdict = claims.judge(
+        "a-claim", holds=holds, as_stated=as_stated, reason="because", evidence=claims.PROOF
+    )
     assert verdict.verdict == expected
     assert verdict.key == "claim-a-claim"
 
@@ -34,21 +36,23 @@ def test_judge_maps_the_two_facts_to_a_verdict(holds, as_stated, expected):
 @pytest.mark.parametrize("value", [1, 0.0, "yes", None, np.array([True, False])])
 def test_judge_rejects_what_is_not_a_test_result(value):
     with pytest.raises(TypeError, match="boolean test result"):
-        claims.judge("a-claim", holds=value, reason="because")
+        claims.judge("a-claim", holds=value, reason="because", evidence=claims.PROOF)
     with pytest.raises(TypeError, match="as_stated"):
-        claims.judge("a-claim", holds=True, as_stated=value, reason="because")
+        claims.judge(
+            "a-claim", holds=True, as_stated=value, reason="because", evidence=claims.PROOF
+        )
 
 
 @pytest.mark.parametrize("claim", ["", "Upper", "two words", "trailing-", "under_score"])
 def test_claim_ids_are_lowercase_words_joined_by_hyphens(claim):
     with pytest.raises(ValueError, match="lowercase words"):
-        claims.judge(claim, holds=True, reason="because")
+        claims.judge(claim, holds=True, reason="because", evidence=claims.PROOF)
 
 
 @pytest.mark.parametrize("reason", ["", "   ", "two\nlines"])
 def test_a_reason_is_one_non_empty_line(reason):
     with pytest.raises(ValueError, match="reason"):
-        claims.judge("a-claim", holds=True, reason=reason)
+        claims.judge("a-claim", holds=True, reason=reason, evidence=claims.PROOF)
 
 
 def test_a_verdict_must_be_one_of_three():
@@ -58,10 +62,10 @@ def test_a_verdict_must_be_one_of_three():
 
 def test_tally_counts_each_kind():
     verdicts = [
-        claims.judge("a", holds=True, reason="x"),
-        claims.judge("b", holds=True, as_stated=False, reason="x"),
-        claims.judge("c", holds=True, as_stated=False, reason="x"),
-        claims.judge("d", holds=False, reason="x"),
+        claims.judge("a", holds=True, reason="x", evidence=claims.PROOF),
+        claims.judge("b", holds=True, as_stated=False, reason="x", evidence=claims.PROOF),
+        claims.judge("c", holds=True, as_stated=False, reason="x", evidence=claims.PROOF),
+        claims.judge("d", holds=False, reason="x", evidence=claims.PROOF),
     ]
     assert claims.tally(verdicts) == {
         "holds": 1,
@@ -95,8 +99,10 @@ def _notebook(tmp_path, name, outputs):
 
 
 def test_a_glued_verdict_is_read_back(tmp_path):
-    first = claims.judge("first", holds=True, as_stated=False, reason="with $\\pi$")
-    second = claims.judge("second", holds=False, reason="22 % beyond")
+    first = claims.judge(
+        "first", holds=True, as_stated=False, reason="with $\\pi$", evidence=claims.PROOF
+    )
+    second = claims.judge("second", holds=False, reason="22 % beyond", evidence=claims.PROOF)
     path = _notebook(
         tmp_path,
         "ch01.ipynb",
@@ -110,7 +116,7 @@ def test_a_glued_verdict_is_read_back(tmp_path):
 
 
 def test_a_claim_recorded_twice_is_an_error(tmp_path):
-    verdict = claims.judge("twice", holds=True, reason="x")
+    verdict = claims.judge("twice", holds=True, reason="x", evidence=claims.PROOF)
     paths = [
         _notebook(tmp_path, f"ch0{n}.ipynb", [_glue_output(verdict.key, verdict)]) for n in (1, 2)
     ]
@@ -185,6 +191,57 @@ def test_the_ledger_notebook_shows_the_verdicts_the_chapters_record(root, record
     assert set(shown) == set(recorded)
     for claim, (_, verdict) in recorded.items():
         assert f"`{verdict.verdict}`" in shown[claim], claim
+
+
+def test_every_verdict_says_what_decided_it_and_how_far_it_reaches(recorded):
+    for claim, (_, verdict) in recorded.items():
+        assert verdict.evidence in claims.EVIDENCE, f"{claim}: no evidence kind"
+        if verdict.evidence == claims.TOY:
+            # a toy's scale: its width and how many seeds, and the reason says it is a toy
+            assert "d = " in verdict.scope and "seed" in verdict.scope, claim
+            assert "toy" in verdict.reason.lower(), f"{claim}: the reason must say 'toy'"
+        elif verdict.evidence == claims.PUBLISHED:
+            assert any(ch.isdigit() for ch in verdict.scope), f"{claim}: cite the source"
+        elif verdict.evidence == claims.NUMERIC:
+            assert verdict.scope.strip(), claim
+
+
+#: Verdicts an expert review corrected: they must not drift back to the old wording.
+CORRECTED = {
+    "nerf-periodic": claims.FAILS,  # NeRF uses gamma for high frequencies, not periodicity
+    "learned-near-identical": claims.NUANCE,  # only Vaswani et al. Table 3 (E) compares
+    "base-extension": claims.NUANCE,  # PI does not touch the base; YaRN adds a temperature
+    "sqrt-scaling-training": claims.NUANCE,  # a d = 32 toy cannot refute it at d = 512
+}
+
+
+@pytest.mark.parametrize(("claim", "expected"), sorted(CORRECTED.items()))
+def test_corrected_verdicts_stay_corrected(recorded, claim, expected):
+    assert recorded[claim][1].verdict == expected
+
+
+def test_a_toy_says_it_is_a_toy_and_what_it_did_not_test(recorded):
+    verdict = recorded["sqrt-scaling-training"][1]
+    assert verdict.evidence == claims.TOY
+    assert "512" in verdict.reason  # the paper's width, untested
+    assert recorded["learned-near-identical"][1].evidence == claims.PUBLISHED
+    assert "Table 3" in recorded["learned-near-identical"][1].scope
+
+
+def test_verdict_evidence_is_checked():
+    with pytest.raises(ValueError, match="evidence must be one of"):
+        claims.Verdict("a-claim", claims.HOLDS, "because", "a hunch", "x")
+    with pytest.raises(ValueError, match="needs its scope"):
+        claims.judge("a-claim", holds=True, reason="because", evidence=claims.TOY)
+    with pytest.raises(TypeError):
+        claims.judge("a-claim", holds=True, reason="because")  # evidence is required
+    proof = claims.judge("a-claim", holds=True, reason="because", evidence=claims.PROOF)
+    assert proof.strength == "symbolic proof"
+    toy = claims.judge(
+        "a-claim", holds=True, reason="toy", evidence=claims.TOY, scope="d = 32, 3 seeds"
+    )
+    assert toy.strength == "toy experiment (d = 32, 3 seeds)"
+    assert str(toy).endswith("[toy experiment (d = 32, 3 seeds)]")
 
 
 # ---------------------------------------------------------------------------------
