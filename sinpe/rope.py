@@ -5,7 +5,7 @@ proportional to its position, with the same frequencies as the sinusoidal
 encoding: ``theta_i = base ** (-2 i / d)``. Then ``RoPE(q, m) . RoPE(k, n)``
 depends on ``m - n`` only.
 
-Two layouts pair the entries differently (../shared/notes/conventions.md):
+Two layouts pair the entries differently:
 
 * ``"interleaved"`` -- pairs ``(x_2i, x_2i+1)``: RoFormer, Meta's Llama, GPT-J;
 * ``"half"`` -- pairs ``(x_i, x_(i + d/2))`` ("rotate_half"): Hugging Face Llama,

@@ -1,4 +1,4 @@
-"""Golden values from ../shared/notes/conventions.md (float64, d = 8, p = 1).
+"""Golden values (float64, d = 8, p = 1) of the paper's and the n-1 formulas, and more.
 
 Independent of sinpe: they were computed from the formulas of the sources and
 are shared by several test modules.

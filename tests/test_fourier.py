@@ -34,8 +34,8 @@ def test_bad_input(x, k, error):
         integer_features(x, k)
 
 
-# NeRF and Fourier-feature mappings, against ../shared/notes/conventions.md and the
-# formulas of the papers.
+# NeRF and Fourier-feature mappings, against hand values and the formulas of the papers
+# (Mildenhall et al. 2020, eq. 4; Tancik et al. 2020) and the official code.
 import sinpe.fourier as fourier  # noqa: E402
 from sinpe import experiments, nn  # noqa: E402
 

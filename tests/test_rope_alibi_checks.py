@@ -14,7 +14,7 @@ from sinpe.alibi import alibi_bias, alibi_slopes
 from sinpe.checks import inspect_table
 from sinpe.rope import apply_rope, convert_qk_weight, rope_permutation
 
-# ../shared/notes/conventions.md, q = [1..8], p = 1.
+# RoFormer's rotation (Su et al. 2021, eq. 14) evaluated by hand, q = [1..8], p = 1.
 GOLDEN_INTERLEAVED = [
     -1.1426396637,
     1.9220755965,
@@ -144,7 +144,7 @@ def test_symbolic_rope_proofs_and_failures():
     )
 
 
-# The table checker, on the bug gallery of ../shared/notes/conventions.md.
+# The table checker, on bugs seen in real code (the sources are in chapter 6's gallery).
 positions = np.arange(64)[:, None]
 i = np.arange(0, 32, 2)
 
