@@ -42,7 +42,9 @@ __all__ = [
     "check_gradients",
     "gelu",
     "gelu_backward",
+    "linear_probe",
     "mean_squared_error",
+    "position_probes",
     "relu",
     "relu_backward",
     "softmax",
@@ -350,6 +352,11 @@ class EncoderLayer(Module):
     ``h = x + attn(norm1(x))``, ``y = h + ff(norm2(h))``. ``ff(h) =
     linear2(activation(linear1(h)))``.
 
+    With ``residual=False`` both skip connections are dropped (an ablation, not a
+    PyTorch option): post-LN ``h = norm1(attn(x))``, ``y = norm2(ff(h))``;
+    pre-LN ``h = attn(norm1(x))``, ``y = ff(norm2(h))``. The layer's output then
+    carries its input only through what attention and the feed-forward block pass on.
+
     Parameter names are those of ``torch.nn.TransformerEncoderLayer``.
     """
 
@@ -364,11 +371,13 @@ class EncoderLayer(Module):
         activation: str = "relu",
         eps: float = 1e-5,
         relative: str = "none",
+        residual: bool = True,
     ) -> None:
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
         self.norm_first, self.activation = norm_first, activation
+        self.residual = bool(residual)
         self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, relative=relative)
         self.children["linear1"] = Linear(d_model, d_ff, rng)
         self.children["linear2"] = Linear(d_ff, d_model, rng)
@@ -450,6 +459,12 @@ class EncoderLayer(Module):
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
         attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        if not self.residual:  # no skip connections: each block sees only the last output
+            if self.norm_first:
+                h = attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
+                return self._feed_forward(norm2.forward(h))
+            h = norm1.forward(attn.forward(x, mask, key_padding_mask))
+            return norm2.forward(self._feed_forward(h))
         if self.norm_first:
             h = x + attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
             return h + self._feed_forward(norm2.forward(h))
@@ -458,6 +473,12 @@ class EncoderLayer(Module):
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        if not self.residual:  # the chain rule through each block, nothing skips it
+            if self.norm_first:
+                dh = norm2.backward(self._feed_forward_backward(dout))  # d attn output
+                return norm1.backward(attn.backward(dh))
+            dh = self._feed_forward_backward(norm2.backward(dout))  # d norm1 output
+            return attn.backward(norm1.backward(dh))
         if self.norm_first:
             dh = dout + norm2.backward(self._feed_forward_backward(dout))
             return dh + norm1.backward(attn.backward(dh))
@@ -544,7 +565,8 @@ class TokenModel(Module):
     ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final
     LayerNorm when the layers are pre-LN. ``positions`` is ``"sinusoidal"``,
     ``"learned"`` or ``"none"`` (added to the embeddings), or ``"rope"`` or
-    ``"alibi"`` (applied inside every attention layer instead).
+    ``"alibi"`` (applied inside every attention layer instead). ``residual=False``
+    drops the skip connections of every layer (see :class:`EncoderLayer`).
     """
 
     def __init__(
@@ -563,6 +585,7 @@ class TokenModel(Module):
         activation: str = "relu",
         n_outputs: int | None = None,
         seed: int = 0,
+        residual: bool = True,
     ) -> None:
         super().__init__()
         rng = np.random.default_rng(seed)
@@ -581,6 +604,7 @@ class TokenModel(Module):
                 norm_first=norm_first,
                 activation=activation,
                 relative=relative,
+                residual=residual,
             )
         self.n_layers, self.norm_first = n_layers, norm_first
         if norm_first:
@@ -595,6 +619,24 @@ class TokenModel(Module):
         if self.norm_first:
             h = self.children["norm"].forward(h)
         return self.children["head"].forward(h)  # (B, T, V_out)
+
+    def hidden_states(
+        self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None
+    ) -> list[np.ndarray]:
+        """What the layers see: the input to the first layer, then every layer's output.
+
+        Returns ``n_layers + 1`` arrays of shape ``(B, T, D)``: index 0 is the
+        embedding plus the absolute position encoding, index ``k`` the output of
+        layer ``k - 1`` (before the final LayerNorm of a pre-LN model). Runs a
+        forward pass, so the caches for ``backward`` are those of these tokens.
+        """
+        ids = np.asarray(tokens)
+        h = self.children["position"].forward(self.children["embedding"].forward(ids))
+        states = [h]
+        for index in range(self.n_layers):
+            h = self.children[f"layers.{index}"].forward(h, mask, key_padding_mask)
+            states.append(h)
+        return states
 
     def backward(self, dlogits: np.ndarray) -> None:
         dh = self.children["head"].backward(dlogits)
@@ -644,6 +686,150 @@ class MLP(Module):
                 dout = relu_backward(dout, self._pre[index])
             dout = self.children[f"layers.{index}"].backward(dout)
         return dout
+
+
+def linear_probe(
+    features: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    test_features: npt.ArrayLike,
+    test_labels: npt.ArrayLike,
+    *,
+    ridge: float = 1e-3,
+) -> float:
+    """Held-out accuracy of a least-squares linear classifier (a "linear probe").
+
+    Each feature is standardised on the training rows (mean 0, variance 1; a
+    constant feature is only centred), then a matrix ``W`` is fitted to the
+    one-hot labels by ridge regression, ``(Z^T Z / N + ridge I) W = Z^T (Y - mean Y) / N``
+    (the intercept is the mean of ``Y`` and is not penalised). A test row is
+    classified as the label with the largest output; test labels never seen in
+    training count as errors.
+
+    Parameters
+    ----------
+    features : array_like, shape (N, F)
+    labels : array_like of int, shape (N,)
+    test_features : array_like, shape (M, F)
+    test_labels : array_like of int, shape (M,)
+    ridge : float, optional
+        Penalty on the standardised weights; small, it only keeps the fit unique
+        when features are collinear (as LayerNorm's outputs are).
+
+    Returns
+    -------
+    float
+        The fraction of test rows classified correctly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(200, 3))
+    >>> y = (x[:, 0] > 0).astype(int) + 2 * (x[:, 1] > 0)
+    >>> linear_probe(x[:100], y[:100], x[100:], y[100:]) > 0.8
+    True
+    """
+    x, z_test = np.asarray(features, dtype=float), np.asarray(test_features, dtype=float)
+    y, y_test = np.asarray(labels), np.asarray(test_labels)
+    if x.ndim != 2 or z_test.ndim != 2 or x.shape[1] != z_test.shape[1]:
+        raise ValueError(
+            f"features must be (N, F) and (M, F) arrays, got {x.shape} and {z_test.shape}"
+        )
+    if y.shape != x.shape[:1] or y_test.shape != z_test.shape[:1]:
+        raise ValueError("labels must give one label per row of features")
+    if not ridge > 0:
+        raise ValueError(f"ridge must be positive, got {ridge!r}")
+    classes, codes = np.unique(y, return_inverse=True)
+    mean = x.mean(axis=0)
+    spread = x.std(axis=0)
+    spread[spread == 0] = 1.0
+    z = (x - mean) / spread  # (N, F)
+    targets = np.eye(classes.size)[codes]  # (N, C)
+    offset = targets.mean(axis=0)
+    gram = z.T @ z / len(z) + ridge * np.eye(z.shape[1])  # (F, F)
+    weights = np.linalg.solve(gram, z.T @ (targets - offset) / len(z))  # (F, C)
+    scores = ((z_test - mean) / spread) @ weights + offset  # (M, C)
+    return float(np.mean(classes[scores.argmax(axis=1)] == y_test))
+
+
+def position_probes(
+    states: npt.ArrayLike,
+    *,
+    n_train: int,
+    max_offset: int,
+    ridge: float = 1e-3,
+) -> tuple[float, float]:
+    """How well a position, and an offset, can be read linearly from hidden states.
+
+    Parameters
+    ----------
+    states : array_like, shape (B, T, D)
+        Hidden states of ``B`` sequences (one entry of
+        :meth:`TokenModel.hidden_states`). The first ``n_train`` sequences fit the
+        probes, the others test them: the probes are scored on sequences they have
+        not seen.
+    n_train : int
+        Number of training sequences, ``0 < n_train < B``.
+    max_offset : int
+        The offset probe classifies ``i - j`` for the pairs of positions with
+        ``0 < |i - j| <= max_offset`` (offset 0 is left out: a state paired with
+        itself gives it away without any position information).
+    ridge : float, optional
+        Passed to :func:`linear_probe`.
+
+    Returns
+    -------
+    (float, float)
+        Held-out accuracy of the **absolute** probe -- a linear classifier of the
+        position ``t`` (``T`` classes) from ``h_t`` -- and of the **offset** probe
+        -- a linear classifier of ``i - j`` (``2 max_offset`` classes) from
+        the outer product ``(h_i, 1) (h_j, 1)^T``. The latter is a bilinear form
+        of the two states, the family an attention score belongs to; a linear
+        function of their difference or concatenation could not read an offset
+        even from the bare sinusoids, whose difference depends on ``i + j`` too.
+
+    Examples
+    --------
+    Five token vectors in random order, with and without the sinusoids added
+    (chance is 1/12 for the position, about 1/5 for the offset):
+
+    >>> import numpy as np
+    >>> from sinpe.core import positional_encoding
+    >>> rng = np.random.default_rng(0)
+    >>> content = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # (B, T, D)
+    >>> position_probes(content + 2 * positional_encoding(np.arange(12), 16),
+    ...                 n_train=30, max_offset=3)
+    (1.0, 1.0)
+    >>> [round(accuracy, 2) for accuracy in position_probes(content, n_train=30, max_offset=3)]
+    [0.1, 0.15]
+    """
+    h = np.asarray(states, dtype=float)
+    if h.ndim != 3:
+        raise ValueError(f"states must have shape (B, T, D), got {h.shape}")
+    batch, length, width = h.shape
+    if not 0 < n_train < batch:
+        raise ValueError(f"n_train must be between 1 and {batch - 1}, got {n_train}")
+    if not 0 < max_offset < length:
+        raise ValueError(f"max_offset must be between 1 and {length - 1}, got {max_offset}")
+    train, test = h[:n_train], h[n_train:]
+    positions = np.arange(length)
+
+    def absolute(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return part.reshape(-1, width), np.tile(positions, len(part))
+
+    gaps = np.abs(positions[:, None] - positions)  # (T, T)
+    first, second = np.nonzero((gaps > 0) & (gaps <= max_offset))
+
+    def offset(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        augmented = np.concatenate([part, np.ones((len(part), length, 1))], axis=-1)
+        left = augmented[:, first].reshape(-1, width + 1)  # (b P, D+1): h_i, 1
+        right = augmented[:, second].reshape(-1, width + 1)  # (b P, D+1): h_j, 1
+        pairs = left[:, :, None] * right[:, None, :]  # (b P, D+1, D+1)
+        return pairs.reshape(len(left), -1), np.tile(first - second, len(part))
+
+    return (
+        linear_probe(*absolute(train), *absolute(test), ridge=ridge),
+        linear_probe(*offset(train), *offset(test), ridge=ridge),
+    )
 
 
 def mean_squared_error(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:

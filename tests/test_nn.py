@@ -211,3 +211,130 @@ def test_rope_attention_scores_depend_on_the_offset_only():
     scores = q @ k.transpose(0, 1, 3, 2)  # (1, H, T, T)
     np.testing.assert_allclose(scores[..., 1:, 1:], scores[..., :-1, :-1], atol=1e-12)
     assert np.ptp(scores) > 1e-3
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_encoder_layer_without_residuals(norm_first, activation):
+    rng = np.random.default_rng(0)
+    layer = nn.EncoderLayer(
+        6, 2, 10, rng, norm_first=norm_first, activation=activation, residual=False
+    )
+    for module in layer._modules():
+        if isinstance(module, nn.LayerNorm):
+            module.params["weight"][:] = rng.normal(1.0, 0.3, size=6)
+            module.params["bias"][:] = rng.normal(0.0, 0.3, size=6)
+    x = rng.normal(size=(2, 3, 6))
+    causal = np.triu(np.ones((3, 3), bool), 1)
+    check_module(layer, x, lambda inputs: layer.forward(inputs, causal))
+    errors = nn.check_gradients(layer, x)
+    assert max(errors.values()) < 1e-6
+    # the forward pass is the composition of the blocks, with nothing added back
+    attn, norm1, norm2 = (layer.children[n] for n in ("self_attn", "norm1", "norm2"))
+    if norm_first:
+        expected = layer._feed_forward(norm2.forward(attn.forward(norm1.forward(x))))
+    else:
+        expected = norm2.forward(layer._feed_forward(norm1.forward(attn.forward(x))))
+    np.testing.assert_array_equal(layer.forward(x), expected)
+
+
+def test_residual_option_keeps_the_default_and_changes_only_the_forward_pass():
+    tokens = np.random.default_rng(0).integers(0, 7, size=(2, 5))
+    default = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3)
+    explicit = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3, residual=True)
+    ablated = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3, residual=False)
+    assert all(layer.residual for name, layer in default.children.items() if "layers" in name)
+    np.testing.assert_array_equal(default.forward(tokens), explicit.forward(tokens))
+    for (name, value, _), (_, same, _) in zip(
+        default.named_parameters(), ablated.named_parameters(), strict=True
+    ):
+        np.testing.assert_array_equal(value, same, err_msg=name)  # same draws, same weights
+    assert not np.allclose(default.forward(tokens), ablated.forward(tokens))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_model_without_residuals_with_cross_entropy(norm_first):
+    model = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, norm_first=norm_first, seed=3, residual=False)
+    rng = np.random.default_rng(0)
+    tokens, targets = rng.integers(0, 7, size=(2, 5)), rng.integers(0, 7, size=(2, 5))
+
+    def loss():
+        return nn.softmax_cross_entropy(model.forward(tokens), targets)[0]
+
+    model.zero_grad()
+    model.backward(nn.softmax_cross_entropy(model.forward(tokens), targets)[1])
+    analytic = {name: grad.copy() for name, _, grad in model.named_parameters()}
+    for name, value, _ in model.named_parameters():
+        assert relative_error(analytic[name], numeric_gradient(loss, value)) < 1e-5, name
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_hidden_states_are_what_the_head_reads(norm_first):
+    model = nn.TokenModel(7, 8, 2, 12, 3, max_len=5, norm_first=norm_first, seed=1)
+    tokens = np.random.default_rng(0).integers(0, 7, size=(2, 5))
+    states = model.hidden_states(tokens)
+    assert len(states) == 4 and all(state.shape == (2, 5, 8) for state in states)
+    embedded = model.children["embedding"].forward(tokens)
+    np.testing.assert_array_equal(states[0], model.children["position"].forward(embedded))
+    last = model.children["norm"].forward(states[-1]) if norm_first else states[-1]
+    np.testing.assert_array_equal(model.children["head"].forward(last), model.forward(tokens))
+
+
+def test_linear_probe_reads_linear_labels_and_not_random_ones():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 4))
+    labels = (x @ [1.0, -2.0, 0.5, 0.0] > 0) + 2 * (x[:, 3] > 0)  # four linear classes
+    assert nn.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
+    shuffled = rng.permutation(labels)
+    assert nn.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
+    # a constant feature is allowed (only centred), and an unseen test label is an error
+    padded = np.hstack([x, np.ones((600, 1))])
+    unseen = np.where(labels[400:] == 2, 7, labels[400:])
+    assert nn.linear_probe(padded[:400], labels[:400], padded[400:], unseen) < nn.linear_probe(
+        padded[:400], labels[:400], padded[400:], labels[400:]
+    )
+    with pytest.raises(ValueError, match="features"):
+        nn.linear_probe(x[:, 0], labels, x, labels)
+    with pytest.raises(ValueError, match="one label per row"):
+        nn.linear_probe(x, labels[:10], x, labels)
+    with pytest.raises(ValueError, match="ridge"):
+        nn.linear_probe(x, labels, x, labels, ridge=0.0)
+
+
+def test_position_probes_read_sinusoids_and_nothing_from_noise():
+    from sinpe.core import positional_encoding
+
+    rng = np.random.default_rng(0)
+    words = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # 5 token vectors
+    assert nn.position_probes(
+        words + 2 * positional_encoding(np.arange(12), 16), n_train=30, max_offset=3
+    ) == (1.0, 1.0)
+    tokens = rng.normal(size=(40, 12, 16))  # content that knows no position
+    absolute, offset = nn.position_probes(tokens, n_train=30, max_offset=3)
+    chance_offset = 11 / (2 * (11 + 10 + 9))  # the largest classes, offsets +-1
+    assert absolute < 2 / 12 and offset < 2 * chance_offset
+    # the same state at every position: nothing to read but the majority class
+    flat = np.broadcast_to(rng.normal(size=(40, 1, 16)), (40, 12, 16))
+    assert nn.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
+    with pytest.raises(ValueError, match="shape"):
+        nn.position_probes(tokens[0], n_train=30, max_offset=3)
+    with pytest.raises(ValueError, match="n_train"):
+        nn.position_probes(tokens, n_train=40, max_offset=3)
+    with pytest.raises(ValueError, match="max_offset"):
+        nn.position_probes(tokens, n_train=30, max_offset=0)
+
+
+def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
+    # the reason position_probes reads offsets from outer products: PE(i) - PE(j), or
+    # the pair side by side, depends on i + j too, and a linear map reads i - j from it
+    # for fewer than half of the pairs, even fitted and scored on the same pairs
+    from sinpe.core import positional_encoding
+
+    table = positional_encoding(np.arange(16), 32)
+    gaps = np.abs(np.arange(16)[:, None] - np.arange(16))
+    first, second = np.nonzero((gaps > 0) & (gaps <= 3))
+    offsets = first - second
+    for features in (table[first] - table[second], np.hstack([table[first], table[second]])):
+        assert nn.linear_probe(features, offsets, features, offsets) < 0.5
+    states = np.broadcast_to(table, (6, 16, 32))
+    assert nn.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
