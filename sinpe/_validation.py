@@ -122,6 +122,42 @@ def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.nd
     return result
 
 
+#: Accuracy a float64 table is documented to reach; beyond it a PrecisionWarning.
+FLOAT64_ACCURACY = 1e-6
+
+
+def check_phases(phases: np.ndarray) -> None:
+    """Raise instead of returning NaN when ``position * frequency`` overflows float64."""
+    if not np.isfinite(phases).all():
+        raise ValueError(
+            "position * frequency overflows float64 (the phase would be infinite and "
+            "sin/cos NaN); use smaller positions or a base >= 1"
+        )
+
+
+def warn_if_imprecise(positions: np.ndarray, base: float, *, stacklevel: int = 3) -> None:
+    """Warn when float64 itself cannot give the documented accuracy at these positions.
+
+    The error bound of :func:`sinpe.positional_encoding` for the fastest pair is
+    ``eps * (1 + (2 + |ln base|) |p|)``: the phase ``p * w`` is rounded to float64
+    before its sine is taken. Past :data:`FLOAT64_ACCURACY` (1e-6; about
+    ``|p| > 4e8`` for base 10000) the table is still the best float64 can do, but
+    its entries are off by more than that -- by 0.45 at ``p = 2**53``.
+    """
+    if positions.size == 0:
+        return
+    largest = float(np.max(np.abs(positions)))
+    bound = float(np.finfo(np.float64).eps) * (1.0 + (2.0 + abs(np.log(base))) * largest)
+    if bound > FLOAT64_ACCURACY:
+        warnings.warn(
+            f"float64 cannot resolve position {largest:g} to {FLOAT64_ACCURACY:g}: the phase "
+            f"p * w is rounded to float64, so entries may be off by up to {bound:.2g}; "
+            f"shift the positions nearer 0 (PE(p + k) is a rotation of PE(p))",
+            PrecisionWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: int = 3) -> None:
     """Warn when ``dtype`` cannot hold the phase of the fastest pair at these positions.
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_d_model, check_real_array
+from sinpe._validation import check_d_model, check_phases, check_real_array
 from sinpe.core import frequencies, positional_encoding
 
 __all__ = [
@@ -68,7 +68,10 @@ def dot_product_by_offset(
     [4.0, 3.5352559716, 3.5352559716]
     """
     delta = check_real_array(offsets, name="offsets")
-    return np.cos(delta[..., np.newaxis] * frequencies(d_model, base)).sum(axis=-1)
+    with np.errstate(over="ignore"):
+        phases = delta[..., np.newaxis] * frequencies(d_model, base)
+    check_phases(phases)
+    return np.cos(phases).sum(axis=-1)
 
 
 def distance_by_offset(offsets: npt.ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -101,7 +104,9 @@ def distance_by_offset(offsets: npt.ArrayLike, d_model: int, base: float = 10000
     0.9588510772
     """
     delta = check_real_array(offsets, name="offsets")
-    half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0
+    with np.errstate(over="ignore"):
+        half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0
+    check_phases(half_angles)
     return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))
 
 
@@ -433,6 +438,11 @@ def computed_in(
     if precision == "float64":
         return positional_encoding(where, d_model, base)
     angular = low_precision_frequencies(d_model, precision, base, recipe=recipe)
+    if precision == "bfloat16" and where.size and float(np.max(np.abs(where))) > 3.3895e38:
+        raise ValueError(
+            f"bfloat16 cannot represent position {float(np.max(np.abs(where))):g} (largest "
+            f"3.39e38): computing in bfloat16 would give inf and NaN"
+        )
     if precision == "bfloat16":
         low_w = to_bfloat16(angular)
         phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)

@@ -25,10 +25,11 @@ from sinpe._validation import (
     check_base,
     check_d_model,
     check_dtype,
+    check_phases,
     check_real_array,
     warn_if_unresolvable,
 )
-from sinpe.core import _check_phases, _rational_powers, positional_encoding
+from sinpe.core import _rational_powers, positional_encoding
 
 __all__ = ["CONVENTIONS", "Convention", "encode", "fairseq_embedding", "fairseq_positions"]
 
@@ -278,7 +279,7 @@ def encode(
         sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)
     with np.errstate(over="ignore"):
         sin_phases = where[..., np.newaxis] * sin_freq
-    _check_phases(sin_phases)
+    check_phases(sin_phases)
     sines = np.sin(sin_phases)
     cosines = np.cos(sin_phases[..., :cos_count])
     blocks = [cosines, sines] if rule.columns == "cos|sin" else [sines, cosines]

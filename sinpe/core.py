@@ -28,7 +28,9 @@ from sinpe._validation import (
     check_d_model,
     check_dtype,
     check_layout,
+    check_phases,
     check_real_array,
+    warn_if_imprecise,
     warn_if_unresolvable,
 )
 
@@ -203,15 +205,6 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     return 2.0 * np.pi / frequencies(d_model, base)
 
 
-def _check_phases(phases: np.ndarray) -> None:
-    """Raise instead of returning NaN when ``position * frequency`` overflows float64."""
-    if not np.isfinite(phases).all():
-        raise ValueError(
-            "position * frequency overflows float64 (the phase would be infinite and "
-            "sin/cos NaN); use smaller positions or a base >= 1"
-        )
-
-
 def positional_encoding(
     positions: npt.ArrayLike,
     d_model: int,
@@ -298,7 +291,8 @@ def positional_encoding(
     where = check_real_array(positions, name="positions")
     with np.errstate(over="ignore"):
         phases = where[..., np.newaxis] * angular  # (..., d/2)
-    _check_phases(phases)
+    check_phases(phases)
+    warn_if_imprecise(where, float(base))
     table = np.empty((*where.shape, angular.size * 2), dtype=np.float64)
     if chosen_layout == "interleaved":
         table[..., 0::2] = np.sin(phases)
@@ -384,7 +378,7 @@ def component(
     divisor = _rational_powers(constant, pair + 1, 2, width)[pair]
     with np.errstate(over="ignore"):
         phases = where / divisor
-    _check_phases(phases)
+    check_phases(phases)
     return trig(phases)
 
 
@@ -461,7 +455,14 @@ def add_positional_encoding(
     check_d_model(width, name="the last axis of embeddings (d_model)")
     table = positional_encoding(start + np.arange(seq), width, base, dtype=np.float64)
     factor = np.sqrt(width) if scale else 1.0
-    return (array.astype(np.float64) * factor + table).astype(out_dtype)
+    with np.errstate(over="ignore"):
+        result = (array.astype(np.float64) * factor + table).astype(out_dtype)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            f"embeddings * sqrt(d_model) + PE overflows {out_dtype} (largest "
+            f"{float(np.finfo(out_dtype).max):g}); pass float32 embeddings, or smaller ones"
+        )
+    return result
 
 
 def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
@@ -597,7 +598,7 @@ def shift_matrix(
     chosen_layout = check_layout(layout)
     with np.errstate(over="ignore"):
         angles = float(k) * frequencies(d_model, base)
-    _check_phases(angles)
+    check_phases(angles)
     width = 2 * angles.size
     cos, sin = np.cos(angles), np.sin(angles)
     matrix = np.zeros((width, width))
@@ -679,6 +680,12 @@ def table(
         raise TypeError(f"start must be a real number, got {start!r}")
     if not np.isfinite(float(start)):
         raise ValueError(f"start must be finite, got {start!r}")
+    if isinstance(start, numbers.Integral) and abs(int(start)) + int(length) > 2**53:
+        raise ValueError(
+            f"start={start!r} with length={length} reaches integers beyond 2**53 that "
+            f"float64 cannot hold exactly; shift the positions (PE(p + k) is a rotation "
+            f"of PE(p))"
+        )
     chosen_layout = check_layout(layout)
     out_dtype = check_dtype(dtype)
     angular = frequencies(d_model, base)  # (d/2,)
@@ -694,7 +701,7 @@ def table(
     rotations = np.cos(fine) - 1j * np.sin(fine)  # e^{-i b w}
     with np.errstate(over="ignore"):
         coarse = (float(start) + block * np.arange(-(-rows // block)))[:, np.newaxis] * angular
-    _check_phases(coarse)
+    check_phases(coarse)
     anchors = np.sin(coarse) + 1j * np.cos(coarse)  # i e^{-i A}, (n/B, d/2)
     direct = chosen_layout == "interleaved" and out_dtype != np.float16
     pairs = out.view(np.complex128 if out_dtype == np.float64 else np.complex64) if direct else None
@@ -714,5 +721,7 @@ def table(
         else:
             out[top : top + size, :half] = product.real
             out[top : top + size, half:] = product.imag
-    warn_if_unresolvable(np.array([float(start), float(start) + rows - 1]), out_dtype)
+    ends = np.array([float(start), float(start) + rows - 1])
+    warn_if_imprecise(ends, float(base))
+    warn_if_unresolvable(ends, out_dtype)
     return out

@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_real_array
+from sinpe._validation import check_phases, check_real_array
 from sinpe.core import _rational_powers
 
 __all__ = [
@@ -145,7 +145,15 @@ def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "pa
     count = _positive_int(n_frequencies, "n_frequencies")
     if convention not in NERF_CONVENTIONS:
         raise ValueError(f"unknown convention {convention!r}; use 'paper' or 'official'")
-    scales = 2.0 ** np.arange(count)  # (L,)
+    if count > 1000:
+        raise ValueError(
+            f"n_frequencies={count} gives frequencies up to 2**{count - 1}, beyond what "
+            f"float64 can multiply without overflow; NeRF uses 10 (position) and 4 "
+            f"(direction)"
+        )
+    scales = 2.0 ** np.arange(count)  # (L,), exact powers of two
+    with np.errstate(over="ignore"):
+        check_phases(np.pi * points[..., np.newaxis] * scales)
     if convention == "paper":
         phases = np.pi * points[..., :, np.newaxis] * scales  # (..., n_coords, L)
         features = np.stack([np.sin(phases), np.cos(phases)], axis=-1)  # (..., n, L, 2)
@@ -221,7 +229,9 @@ def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
         raise ValueError(
             f"B must have shape (m, {points.shape[-1]}) to match x, got {matrix.shape}"
         )
-    phases = 2.0 * np.pi * points @ matrix.T  # (..., m)
+    with np.errstate(over="ignore", invalid="ignore"):
+        phases = 2.0 * np.pi * points @ matrix.T  # (..., m)
+    check_phases(phases)
     return np.concatenate([np.sin(phases), np.cos(phases)], axis=-1)
 
 
@@ -232,6 +242,12 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     run, its late digits depend on the machine (see CONTRIBUTING.md, "Portable
     outputs").
 
+    Raises
+    ------
+    TypeError, ValueError
+        For inputs that are not real numbers, NaN or infinite values, empty
+        arrays, or two arrays of different shapes (no broadcasting).
+
     Examples
     --------
     >>> from sinpe.fourier import psnr
@@ -240,5 +256,12 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     >>> psnr([0.5], [0.5])
     inf
     """
-    error = float(np.mean((np.asarray(prediction, float) - np.asarray(target, float)) ** 2))
+    guess = check_real_array(prediction, name="prediction")
+    truth = check_real_array(target, name="target")
+    if guess.shape != truth.shape or guess.size == 0:
+        raise ValueError(
+            f"prediction and target must be non-empty and of the same shape, got "
+            f"{guess.shape} and {truth.shape}; compare images pixel for pixel"
+        )
+    error = float(np.mean((guess - truth) ** 2))
     return float("inf") if error == 0 else float(-10.0 * np.log10(error))

@@ -67,3 +67,63 @@ def test_odd_width_message_offers_real_widths():
         sinpe.positional_encoding(1, 1)
     with pytest.raises(ValueError, match=r"Use 6 or 8"):
         sinpe.positional_encoding(1, 7)
+
+
+# ---------------------------------------------------------------------------------
+# Hostile calls that returned NaN or inf, or failed with the wrong message
+
+
+from sinpe import analysis, fourier  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sinpe.component(1e300, 7, 8, 1e-300),
+        lambda: analysis.dot_product_by_offset([1e300], 8, base=1e-300),
+        lambda: analysis.distance_by_offset([1e300], 8, base=1e-300),
+        lambda: fourier.gaussian_features([1e300, 1.0], np.full((3, 2), 1e300)),
+    ],
+)
+def test_overflowing_phases_raise_instead_of_nan(call):
+    with pytest.raises(ValueError, match="overflows float64"):
+        call()
+
+
+def test_nerf_encoding_refuses_frequencies_beyond_float64():
+    with pytest.raises(ValueError, match="n_frequencies=2000"):
+        fourier.nerf_encoding([1.0], 2000)
+    assert np.isfinite(fourier.nerf_encoding([1.0], 1000)).all()
+
+
+def test_bfloat16_positions_beyond_its_range_raise_like_float32():
+    for precision in ("float32", "bfloat16"):
+        with pytest.raises(ValueError, match="cannot represent position"):
+            analysis.computed_in([1e39], 8, precision)
+
+
+def test_float16_sum_that_overflows_raises():
+    with pytest.raises(ValueError, match="overflows float16"):
+        sinpe.add_positional_encoding(np.full((2, 3, 8), 6e4, np.float16))
+    ok = sinpe.add_positional_encoding(np.full((2, 3, 8), 6e4, np.float16), scale=False)
+    assert np.isfinite(ok).all()
+
+
+@pytest.mark.parametrize(
+    ("prediction", "target", "error"),
+    [
+        ([np.nan], [0.0], ValueError),
+        (None, None, TypeError),
+        ([0.0, 1.0], [0.0], ValueError),  # used to broadcast silently
+        ([], [], ValueError),
+        (["a"], ["b"], TypeError),
+    ],
+)
+def test_psnr_rejects_what_is_not_two_images(prediction, target, error):
+    with pytest.raises(error):
+        fourier.psnr(prediction, target)
+
+
+def test_psnr_hand_values():
+    assert fourier.psnr([0.0, 1.0], [0.1, 0.9]) == pytest.approx(20.0, abs=1e-12)
+    assert fourier.psnr([0.5], [0.5]) == float("inf")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -126,9 +128,30 @@ def test_bad_convert_table():
         sinpe.convert_layout(np.zeros((2, 5)), "concat", "interleaved")
 
 
-def test_huge_positions_stay_finite():
-    table = sinpe.positional_encoding([2**53, -(2**53), 1e300], 4)
+@pytest.mark.parametrize("position", [1e15, 2**53, -(2**53), 1e300])
+def test_positions_float64_cannot_resolve_warn(position):
+    # the fastest pair's phase p * 1 is rounded to float64: at 2**53 the sine can be
+    # off by 0.45 (hand bound: eps * (2 + ln 1e4) * p = 2.5 at p = 1e15)
+    with pytest.warns(sinpe.PrecisionWarning, match="float64 cannot resolve"):
+        table = sinpe.positional_encoding([position], 4)
     assert np.isfinite(table).all()
+    with pytest.warns(sinpe.PrecisionWarning, match="float64 cannot resolve"):
+        sinpe.table(2, 4, start=float(position) if abs(position) < 2**53 else 2.0**52)
+
+
+def test_positions_float64_resolves_do_not_warn():
+    # eps * (2 + ln 1e4) * 1e8 = 2.5e-7 < 1e-6: no warning, and the documented bound holds
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sinpe.positional_encoding([1e8, -1e8], 64)
+        sinpe.table(3, 8, start=1e8)
+
+
+def test_table_start_beyond_2_53_raises_instead_of_rounding():
+    with pytest.raises(ValueError, match="beyond 2\\*\\*53"):
+        sinpe.table(2, 8, start=2**53 + 1)
+    with pytest.raises(ValueError, match="beyond 2\\*\\*53"):
+        sinpe.table(4, 8, start=2**53 - 2)
 
 
 @pytest.mark.parametrize("convention", ["paper", "tensor2tensor", "hf-marian", "marian-nmt"])
