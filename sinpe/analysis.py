@@ -6,6 +6,7 @@ the figures and the tests share one implementation.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import NamedTuple
 
@@ -370,8 +371,9 @@ def low_precision_frequencies(
     recipe : {"rounded", "exp", "pow"}, optional
         ``"rounded"``: the correctly rounded float64 frequencies rounded once to
         ``precision``. ``"exp"``: the PyTorch tutorial's and the Annotated
-        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``, every step in
-        ``precision``. ``"pow"``: ``C ** (-arange(0, d, 2) / d)`` in ``precision``.
+        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``: the factor
+        ``-(ln(C) / d)`` is a float64 rounded once to ``precision``, every later
+        step is in ``precision``. ``"pow"``: ``C ** (-arange(0, d, 2) / d)`` in ``precision``.
         The last two depend on the platform's low-precision ``exp`` and ``pow``.
 
     Returns
@@ -401,8 +403,8 @@ def low_precision_frequencies(
         return np.asarray(store(exact), dtype=np.float64)
     steps = np.arange(0, d_model, 2, dtype=compute)
     with np.errstate(over="ignore", under="ignore"):
-        if recipe == "exp":
-            factor = store(-np.log(compute(base)) / compute(d_model))
+        if recipe == "exp":  # -(ln C / d) in float64, rounded once, as torch promotes it
+            factor = store(-math.log(float(base)) / d_model)
             low = store(np.exp(store(steps * factor)))
         else:
             low = store(np.power(compute(base), store(-steps / compute(d_model))))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
@@ -66,11 +66,13 @@ def _nearest_power(base: float, numerator: int, denominator: int) -> float:
     """
     if numerator == 0:
         return 1.0
+    if abs(numerator) > abs(denominator):
+        raise ValueError("only exponents in [-1, 1] are supported (their powers are no midpoint)")
     exact_base = Decimal(base)  # every float64 is a finite decimal fraction
     digits = 40
     while True:
-        with localcontext() as context:
-            context.prec = digits
+        # a context of our own: the caller's rounding mode or traps must not leak in
+        with localcontext(Context(prec=digits, rounding=ROUND_HALF_EVEN, traps=[])):
             exponent = exact_base.ln() * numerator / denominator
             value = exponent.exp()
         nearest = float(value)
@@ -83,6 +85,8 @@ def _nearest_power(base: float, numerator: int, denominator: int) -> float:
         above = (here + Fraction(math.nextafter(nearest, math.inf))) / 2
         if below < approx - slack and approx + slack < above:
             return nearest
+        if digits > 4000:  # pragma: no cover - would need a power within 1e-4000 of a tie
+            raise ArithmeticError(f"cannot round {base!r} ** ({numerator}/{denominator})")
         digits *= 2
 
 

@@ -20,7 +20,7 @@ weights when converting Meta checkpoints (transformers,
 
 Context extension rescales the frequencies (:func:`scaled_frequencies`): Position
 Interpolation (Chen et al. 2023) divides them all by the factor, NTK-aware scaling
-raises the base, and YaRN (Peng et al. 2023) interpolates only the slow pairs and
+raises the base, and YaRN (Peng et al. 2024) interpolates only the slow pairs and
 sharpens the attention by :func:`yarn_temperature`. Used in chapter 6. NumPy only.
 """
 
@@ -85,9 +85,13 @@ def scaled_frequencies(
         ``"ntk"`` (NTK-aware scaling, bloc97 2023): the base becomes
         ``base * s ** (d / (d - 2))``, so the fastest pair keeps its frequency and
         the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts of Peng et al.
-        2023, eq. 18-19): with ``r = original_length / wavelength``, pairs with
+        2024, eq. 18-19): with ``r = original_length / wavelength``, pairs with
         ``r > beta`` keep their frequency, pairs with ``r < alpha`` are divided
-        by ``s``, and a linear ramp in ``r`` blends in between. YaRN also scales
+        by ``s``, and a linear ramp in ``r`` blends in between. This is the
+        paper's form; the released code (and Hugging Face's
+        ``_compute_yarn_parameters``) ramps linearly in the pair *index* between
+        the same two bounds rounded to whole pairs, so the middle pairs differ
+        (by a stretch of up to 3.4 at d = 128, L = 4096, s = 8). YaRN also scales
         the attention logits: see :func:`yarn_temperature`.
     base : float, optional
         The constant of the frequencies.
@@ -142,7 +146,7 @@ def scaled_frequencies(
 def yarn_temperature(factor: float) -> float:
     """YaRN's attention scale: logits are divided by ``t``, with ``sqrt(1/t) = 0.1 ln s + 1``.
 
-    Peng et al. (2023), eq. 22 (fitted on Llama); Hugging Face multiplies the
+    Peng et al. (2024), eq. 22 (fitted on Llama); Hugging Face multiplies the
     rotated queries and keys each by ``0.1 ln s + 1``, which divides their dot
     product by ``t``.
 

@@ -212,7 +212,32 @@ CORRECTED = {
     "learned-near-identical": claims.NUANCE,  # only Vaswani et al. Table 3 (E) compares
     "base-extension": claims.NUANCE,  # PI does not touch the base; YaRN adds a temperature
     "sqrt-scaling-training": claims.NUANCE,  # a d = 32 toy cannot refute it at d = 512
+    "rope-relative": claims.NUANCE,  # on position only through m - n; on q and k too
 }
+
+#: Wording the expert review found wrong, by chapter: it must not come back.
+RETIRED_WORDING = {
+    "ch02_rotation": [r"automatically periodic, as in NeRF"],
+    "ch05_fourier_features": [r"NeRF[^.]*\bhours\b", "as in the \u03c3 sweep"],
+    "ch06_rope_alibi": [
+        r"and on nothing else",
+        r"keep the fast pairs",
+        r"depend only on the offset",
+    ],
+    "ch07_numerics": [r"published float32", r"as published", r"converged on"],
+}
+
+
+@pytest.mark.parametrize(("chapter", "patterns"), sorted(RETIRED_WORDING.items()))
+def test_retired_wording_stays_retired(root, chapter, patterns):
+    text = (root / "book" / f"{chapter}.md").read_text(encoding="utf-8")
+    for pattern in patterns:
+        assert not re.search(pattern, text), f"{chapter}: {pattern!r} is back"
+
+
+def test_the_extrapolation_verdict_cites_the_published_figures(recorded):
+    reason = recorded["sinusoids-extrapolate"][1].reason
+    assert "Press et al." in reason and "43.54" in reason
 
 
 @pytest.mark.parametrize(("claim", "expected"), sorted(CORRECTED.items()))

@@ -39,7 +39,9 @@ def test_apply_rope_uses_its_base(base, layout):
     assert np.abs(got - apply_rope(x, 3, layout=layout)).max() > 1e-3
 
 
-@pytest.mark.parametrize("convention", ["tensor2tensor", "whisper", "hf-marian", "fairseq"])
+@pytest.mark.parametrize(
+    "convention", ["tensor2tensor", "whisper", "hf-marian", "marian-nmt", "fairseq"]
+)
 def test_encode_honours_dtype_for_every_convention(convention):
     wide = sinpe.encode(np.arange(2, 40), 16, convention)
     narrow = sinpe.encode(np.arange(2, 40), 16, convention, dtype=np.float32)

@@ -219,8 +219,13 @@ def test_checker_reports_in_words():
 def test_position_interpolation_divides_every_frequency():
     from sinpe.rope import scaled_frequencies
 
-    theta = sinpe.frequencies(64)
-    np.testing.assert_array_equal(scaled_frequencies(64, 4.0, method="interpolation"), theta / 4)
+    # hand values: base 100, d = 4 gives theta = [1, 1/10]; divided by 2
+    assert scaled_frequencies(4, 2.0, method="interpolation", base=100.0).tolist() == [0.5, 0.05]
+    np.testing.assert_allclose(
+        scaled_frequencies(64, 4.0, method="interpolation"),
+        0.25 * 10000.0 ** (-np.arange(32) / 32),
+        rtol=1e-15,
+    )
 
 
 def test_ntk_keeps_the_fastest_pair_and_divides_the_slowest_by_the_factor():

@@ -1,6 +1,7 @@
 """IPython startup file of the portability check: run a notebook as if on another machine.
 
-``scripts/portability.py`` installs this file in a temporary ``IPYTHONDIR`` and runs
+``scripts/notebooks.py validate --elsewhere`` installs this file in a temporary
+``IPYTHONDIR`` and runs
 nbval on the chapters with it, next to ``NPY_DISABLE_CPU_FEATURES`` naming every NumPy
 dispatch group above the baseline that the machine has. The committed outputs must
 come out unchanged. It changes three things a reader's machine may do differently:
@@ -14,12 +15,18 @@ come out unchanged. It changes three things a reader's machine may do differentl
    so the same input always gives the same output, as on a real machine.
 2. **Another BLAS, another summation order.** Every float drawn from a NumPy
    ``Generator`` (weights, noise, Gaussian features) carries a relative perturbation of
-   about ``1e-12``. Results that are chaotic -- training runs, argmax ties -- then move,
-   as they would on a machine whose matrix products round differently.
+   about ``1e-12`` (one unit in the last place for float32 draws). Results that are
+   chaotic -- training runs, argmax ties -- then move, as they would on a machine whose
+   matrix products round differently.
 3. **Another SIMD level** comes from ``NPY_DISABLE_CPU_FEATURES``, set by the runner.
 
 A printed digit that changes under this run is a digit that the computation does not
 fix; CONTRIBUTING.md ("Portable outputs") says what to print instead.
+
+Limits: only calls through the ``np.<ufunc>`` attributes are changed -- not the ``**``
+operator on arrays, ufunc methods (``np.sin.reduce``), Python's ``math`` module, or BLAS
+and LAPACK on inputs that were not drawn at random -- and BLAS keeps one thread in both
+runs. CONTRIBUTING.md's rules cover those by review.
 """
 
 from __future__ import annotations
@@ -115,6 +122,10 @@ def _perturbed(method):
         values = method(self, *args, **kwargs)
         if isinstance(values, np.ndarray) and values.dtype in _FLOAT_BITS:
             up, down = _choice(values, spare_exact=False)
+            if values.dtype == np.float32:  # 1 +- 1e-12 rounds to 1: move one unit instead
+                values[up] = np.nextafter(values[up], np.float32(np.inf))
+                values[down] = np.nextafter(values[down], np.float32(-np.inf))
+                return values
             values[up] *= 1 + RELATIVE
             values[down] *= 1 - RELATIVE
             return values
