@@ -60,14 +60,16 @@ def _nearest_power(base: float, numerator: int, denominator: int) -> float:
     ``(2 |ln(base) n / d| + 4) * 10**(1 - digits)`` of the exact power; round it
     to float64 (``float(Decimal)`` is correctly rounded); accept it when that
     interval lies strictly between the two midpoints around the float, else
-    double ``digits`` and try again. The exact power is never a midpoint (it
-    would need 54 significant bits from a 53-bit base), so the loop ends; at 40
-    digits it almost always ends at once.
+    double ``digits`` and try again. Integer powers are computed exactly with
+    :class:`fractions.Fraction` instead; a non-integer power of a float64 is in
+    practice never a midpoint, so the loop ends (at 40 digits it almost always
+    ends at once), and it gives up with an ArithmeticError past 4000 digits.
     """
-    if numerator == 0:
-        return 1.0
-    if abs(numerator) > abs(denominator):
-        raise ValueError("only exponents in [-1, 1] are supported (their powers are no midpoint)")
+    if numerator % denominator == 0:  # an integer power: exact in rationals, then rounded
+        try:
+            return float(Fraction(base) ** (numerator // denominator))
+        except OverflowError:
+            return math.inf
     exact_base = Decimal(base)  # every float64 is a finite decimal fraction
     digits = 40
     while True:

@@ -129,3 +129,13 @@ def test_identical_at_numpy_baseline_dispatch(notebooks):
     native, baseline = (json.loads(run) for run in runs)
     assert native == baseline
     assert bytes.fromhex(native["64/10000.0"]) == sinpe.frequencies(64).tobytes()
+
+
+def test_integer_and_large_rational_powers_are_correctly_rounded():
+    from sinpe.core import _nearest_power
+
+    # 94906267**2 = 9007199515875289 is odd and above 2**53: a tie, rounded to even
+    assert _nearest_power(94906267.0, 2, 1) == 9007199515875288.0
+    assert _nearest_power(2.0, 6, 1) == 64.0
+    assert _nearest_power(2.0, 13, 4) == nearest_double(2.0, 13, 4)  # 2 ** 3.25
+    assert _nearest_power(1e300, 2, 1) == float("inf")
