@@ -46,15 +46,23 @@ class TableReport:
 
 
 def _pairing(table: np.ndarray) -> str | None:
-    """The layout whose (sin, cos) pairs all have unit length, if any."""
+    """The layout whose (sin, cos) pairs all have unit length, if any.
+
+    At an odd width one column is left over: a zero column after the pairs
+    (tensor2tensor, fairseq) or an extra sine before the cosines (Hugging Face's
+    Marian), so both placements of the cosines are tried.
+    """
     width = table.shape[1]
-    half = width // 2
-    interleaved = table[:, 0::2] ** 2 + table[:, 1::2] ** 2
-    concat = table[:, :half] ** 2 + table[:, half : 2 * half] ** 2
-    if np.allclose(interleaved, 1.0, atol=1e-3):
-        return "interleaved"
-    if np.allclose(concat, 1.0, atol=1e-3):
-        return "concat"
+    half, even = width // 2, width - width % 2
+    layouts = {
+        "interleaved": table[:, 0:even:2] ** 2 + table[:, 1:even:2] ** 2,
+        "concat": table[:, :half] ** 2 + table[:, half : 2 * half] ** 2,
+    }
+    if width % 2:
+        layouts["concat, sines first"] = table[:, :half] ** 2 + table[:, half + 1 :] ** 2
+    for name, squares in layouts.items():
+        if np.allclose(squares, 1.0, atol=1e-3):
+            return name.split(",")[0]
     return None
 
 
@@ -136,9 +144,9 @@ def inspect_table(
             report.problems.append(
                 f"PE(p + 1) is not a fixed linear map of PE(p) (RMS residual {residual:.3g})"
             )
-    gram = values @ values.T
     for offset in range(1, min(rows, 8)):
-        diagonal = np.diagonal(gram, offset)
+        # the offset-th diagonal of the Gram matrix, without the n x n matrix: O(n d)
+        diagonal = np.einsum("ij,ij->i", values[:-offset], values[offset:])
         if np.ptp(diagonal) > tolerance * width:
             report.problems.append(
                 f"PE(p).PE(p + {offset}) depends on p, not only on the offset "

@@ -129,3 +129,26 @@ def test_psnr_rejects_what_is_not_two_images(prediction, target, error):
 def test_psnr_hand_values():
     assert fourier.psnr([0.0, 1.0], [0.1, 0.9]) == pytest.approx(20.0, abs=1e-12)
     assert fourier.psnr([0.5], [0.5]) == float("inf")
+
+
+@pytest.mark.parametrize(
+    ("convention", "expected"), [("hf-marian", "hf-marian"), ("tensor2tensor", "tensor2tensor")]
+)
+def test_inspect_table_reads_odd_width_tables(convention, expected):
+    from sinpe.checks import inspect_table
+
+    report = inspect_table(sinpe.encode(np.arange(40), 9, convention))
+    assert report.valid and expected in report.matches
+    shifted = inspect_table(sinpe.encode(np.arange(2, 40), 9, "fairseq"))  # used to crash
+    assert shifted.valid
+
+
+def test_inspect_table_needs_no_n_by_n_matrix():
+    from sinpe.checks import inspect_table
+
+    # 30 000 rows: the old Gram matrix alone took 7.2 GB
+    report = inspect_table(sinpe.table(30_000, 8))
+    assert report.valid and report.matches == ["paper"]
+    broken = sinpe.table(30_000, 8)
+    broken[20_000:, 2:4] = broken[20_000:, 2:4][:, ::-1]  # swap one pair late in the table
+    assert not inspect_table(broken).valid
