@@ -46,6 +46,29 @@ def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) 
     return value
 
 
+def check_count(
+    value: object, name: str, *, minimum: int = 1, maximum: int | None = None, hint: str = ""
+) -> int:
+    """Return ``value`` as an ``int`` after checking it is an integer in ``[minimum, maximum]``.
+
+    ``TypeError`` for a non-integer (booleans included), ``ValueError`` out of range;
+    both name the argument and say what to pass (``hint``, e.g. "such as 8").
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"{name} must be an integer, got {value!r} of type {type(value).__name__}"
+            f"{'; pass one ' + hint if hint else ''}"
+        )
+    count = int(value)
+    if count < minimum or (maximum is not None and count > maximum):
+        upper = f" and at most {maximum}" if maximum is not None else ""
+        raise ValueError(
+            f"{name} must be at least {minimum}{upper}, got {count}"
+            f"{'; pass one ' + hint if hint else ''}"
+        )
+    return count
+
+
 def check_base(base: object, *, name: str = "base") -> float:
     """Return ``base`` as a float after checking it is finite, positive and not 1."""
     if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):

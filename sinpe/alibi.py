@@ -11,7 +11,12 @@ import numbers
 
 import numpy as np
 
-__all__ = ["alibi_bias", "alibi_slopes"]
+from sinpe._validation import check_count
+
+__all__ = ["MAX_HEADS", "alibi_bias", "alibi_slopes"]
+
+#: The most heads :func:`alibi_slopes` computes slopes for (models use 8 to 128).
+MAX_HEADS = 65536
 
 
 def _power_of_two_slopes(n_heads: int) -> list[float]:
@@ -36,9 +41,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     >>> alibi_slopes(12)[8:].round(10).tolist()
     [0.7071067812, 0.3535533906, 0.1767766953, 0.0883883476]
     """
-    if isinstance(n_heads, bool) or not isinstance(n_heads, numbers.Integral) or n_heads < 1:
-        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
-    count = int(n_heads)
+    count = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")
     if math.log2(count).is_integer():
         return np.array(_power_of_two_slopes(count))
     closest = 2 ** math.floor(math.log2(count))

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from sinpe._validation import (
     check_base,
+    check_count,
     check_d_model,
     check_dtype,
     check_phases,
@@ -330,6 +331,9 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int = 1) -> np.ndarray
         raise TypeError(f"tokens must be integer ids, got dtype {ids.dtype}")
     if ids.ndim == 0:
         raise ValueError("tokens must have a sequence axis, got a scalar")
+    padding_idx = check_count(
+        padding_idx, "padding_idx", minimum=0, hint="such as 1 (fairseq's dictionaries)"
+    )
     mask = (ids != padding_idx).astype(np.int64)
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._validation import check_count
 from sinpe.alibi import alibi_bias
 from sinpe.core import positional_encoding
 from sinpe.rope import apply_rope
@@ -233,6 +234,8 @@ class Linear(Module):
 
     def __init__(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
         super().__init__()
+        d_in = check_count(d_in, "d_in", hint="such as 32 (the input width)")
+        d_out = check_count(d_out, "d_out", hint="such as 32 (the output width)")
         bound = 1.0 / math.sqrt(d_in)
         self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
@@ -288,10 +291,20 @@ class MultiHeadAttention(Module):
         self, d_model: int, n_heads: int, rng: np.random.Generator, *, relative: str = "none"
     ) -> None:
         super().__init__()
+        d_model = check_count(d_model, "d_model", hint="such as 32")
+        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
         if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+            raise ValueError(
+                f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
+                f"among the divisors of d_model"
+            )
         if relative not in ("none", "rope", "alibi"):
             raise ValueError(f"relative must be 'none', 'rope' or 'alibi', got {relative!r}")
+        if relative == "rope" and (d_model // n_heads) % 2:
+            raise ValueError(
+                f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
+                f"even, got {d_model // n_heads}; change d_model or n_heads"
+            )
         self.n_heads, self.relative = n_heads, relative
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))

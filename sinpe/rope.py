@@ -32,7 +32,7 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_base, check_d_model, check_real_array
+from sinpe._validation import check_base, check_count, check_d_model, check_real_array
 from sinpe.core import frequencies, layout_permutation
 
 __all__ = [
@@ -300,18 +300,24 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     [0.0, 2.0, 1.0, 3.0, 4.0, 6.0, 5.0, 7.0]
     """
     rows = np.asarray(weight)
+    heads_count = check_count(n_heads, "n_heads", hint="such as 32 (the model's heads)")
     _check_rope_layout(source)
     _check_rope_layout(target)
-    if rows.ndim not in (1, 2) or rows.shape[0] % n_heads:
+    if rows.ndim not in (1, 2):
+        raise ValueError(
+            f"weight must be a 2-D projection (n_heads * head_width, d_in) or a 1-D bias, "
+            f"got shape {rows.shape}; convert one layer's q or k weight at a time"
+        )
+    if rows.shape[0] % heads_count:
         raise ValueError(
             f"weight must have n_heads * head_width rows, got shape {rows.shape} "
             f"for n_heads={n_heads}"
         )
-    head_width = rows.shape[0] // n_heads
+    head_width = rows.shape[0] // heads_count
     if source == target:
         return rows.copy()
     perm = rope_permutation(head_width)
     if source == "half":
         perm = np.argsort(perm)
-    heads = rows.reshape(n_heads, head_width, *rows.shape[1:])
+    heads = rows.reshape(heads_count, head_width, *rows.shape[1:])
     return heads[:, perm].reshape(rows.shape)

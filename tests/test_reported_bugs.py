@@ -75,7 +75,7 @@ def test_odd_width_message_offers_real_widths():
 # Hostile calls that returned NaN or inf, or failed with the wrong message
 
 
-from sinpe import analysis, fourier  # noqa: E402
+from sinpe import alibi, analysis, fourier, nn, rope  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -152,3 +152,40 @@ def test_inspect_table_needs_no_n_by_n_matrix():
     broken = sinpe.table(30_000, 8)
     broken[20_000:, 2:4] = broken[20_000:, 2:4][:, ::-1]  # swap one pair late in the table
     assert not inspect_table(broken).valid
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "names"),
+    [
+        (
+            lambda r: rope.convert_qk_weight(np.ones((8, 4)), 0, "half", "half"),
+            ValueError,
+            "n_heads",
+        ),
+        (
+            lambda r: rope.convert_qk_weight(np.ones((8, 4)), -2, "half", "half"),
+            ValueError,
+            "n_heads",
+        ),
+        (
+            lambda r: rope.convert_qk_weight(np.ones((2, 8, 4)), 2, "half", "half"),
+            ValueError,
+            "2-D projection",
+        ),
+        (lambda r: nn.Linear(0, 3, r), ValueError, "d_in"),
+        (lambda r: nn.Linear(-1, 3, r), ValueError, "d_in"),
+        (lambda r: nn.Linear(2, 2.5, r), TypeError, "d_out"),
+        (lambda r: nn.MultiHeadAttention(8, 0, r), ValueError, "n_heads"),
+        (
+            lambda r: nn.MultiHeadAttention(12, 4, r, relative="rope"),
+            ValueError,
+            "head width",
+        ),
+        (lambda r: alibi.alibi_slopes(10**9), ValueError, "at most 65536"),
+        (lambda r: alibi.alibi_slopes(2.0), TypeError, "n_heads"),
+        (lambda r: sinpe.fairseq_positions([[1, 2]], padding_idx=None), TypeError, "padding_idx"),
+    ],
+)
+def test_bad_sizes_get_a_clear_error_naming_the_argument(call, error, names):
+    with pytest.raises(error, match=names):
+        call(np.random.default_rng(0))
