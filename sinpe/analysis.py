@@ -479,7 +479,12 @@ def reference_encoding(
     >>> float(analysis.reference_encoding([1.0], 2)[0, 0])   # sin(1)
     0.8414709848078965
     """
-    import mpmath
+    try:
+        import mpmath
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "sinpe.analysis.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
+        ) from None
 
     where = check_real_array(positions, name="positions")
     width = check_d_model(d_model)

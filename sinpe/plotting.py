@@ -12,9 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib as mpl
-import matplotlib.pyplot as plt
 import numpy as np
+
+try:
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+except ModuleNotFoundError:
+    raise ModuleNotFoundError(
+        "sinpe.plotting needs matplotlib: pip install 'sinpe[plot]'"
+    ) from None
 
 __all__ = ["COLORS", "SEQUENTIAL", "figure", "heatmap", "style", "unit_circle"]
 

@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import sympy as sp
+try:
+    import sympy as sp
+except ModuleNotFoundError:
+    raise ModuleNotFoundError("sinpe.symbolic needs SymPy: pip install 'sinpe[symbolic]'") from None
 
 __all__ = [
     "WRONG_ENCODINGS",
