@@ -1,0 +1,92 @@
+"""The package as a user installs it: a wheel, in a fresh venv, with only its declared dependencies.
+
+Every module imports in a NumPy-only install, except the ones that need an extra,
+which say which extra to install; with the extras, they import too. Needs the package
+index (as ``make test`` does for the lock) and takes about a minute.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+CORE_MODULES = [
+    "sinpe", "sinpe.core", "sinpe.conventions", "sinpe.analysis", "sinpe.fourier",
+    "sinpe.rope", "sinpe.alibi", "sinpe.checks", "sinpe.claims", "sinpe.experiments",
+    "sinpe.nn",
+]  # fmt: skip
+EXTRA_MODULES = {"sinpe.symbolic": "sinpe[symbolic]", "sinpe.plotting": "sinpe[plot]"}
+
+PROBE = """
+import importlib, json, sys
+from importlib import resources
+result = {}
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+        result[name] = "ok"
+    except ModuleNotFoundError as error:
+        result[name] = str(error)
+import sinpe, numpy as np
+result["typed"] = resources.files("sinpe").joinpath("py.typed").is_file()
+result["table"] = float(sinpe.positional_encoding(1, 8)[0])
+try:
+    sinpe.analysis.reference_encoding([1.0], 2)
+    result["reference"] = "ok"
+except ModuleNotFoundError as error:
+    result["reference"] = str(error)
+print(json.dumps(result))
+"""
+
+
+@pytest.fixture(scope="module")
+def wheel(root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "-w", str(out), str(root)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    (built,) = out.glob("sinpe-*.whl")
+    return built
+
+
+def _fresh_env(tmp_path: Path, requirement: str) -> Path:
+    venv.create(tmp_path / "env", with_pip=True)
+    python = tmp_path / "env" / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         requirement],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return python
+
+
+def _probe(python: Path) -> dict:
+    import json
+
+    modules = CORE_MODULES + list(EXTRA_MODULES)
+    run = subprocess.run(
+        [str(python), "-c", PROBE, *modules], check=True, capture_output=True, text=True
+    )
+    return json.loads(run.stdout)
+
+
+def test_numpy_only_install_imports_and_names_the_extras(wheel, tmp_path):
+    found = _probe(_fresh_env(tmp_path, str(wheel)))
+    assert all(found[name] == "ok" for name in CORE_MODULES), found
+    for name, extra in EXTRA_MODULES.items():
+        assert extra in found[name], found[name]
+    assert "sinpe[reference]" in found["reference"]
+    assert found["typed"] is True
+    assert found["table"] == pytest.approx(0.8414709848078965, abs=1e-15)
+
+
+def test_install_with_every_extra_imports_everything(wheel, tmp_path):
+    found = _probe(_fresh_env(tmp_path, f"sinpe[plot,symbolic,reference] @ {wheel.as_uri()}"))
+    assert all(found[name] == "ok" for name in CORE_MODULES + list(EXTRA_MODULES)), found
+    assert found["reference"] == "ok"
