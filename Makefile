@@ -66,6 +66,11 @@ browser: $(STAMP)
 	test -d _build/html || $(JB)
 	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py
 
+# Mutation testing (scripts/mutants.py, CONTRIBUTING.md): slow, not part of `make test`.
+.PHONY: mutants
+mutants: $(STAMP)
+	$(BIN)/python scripts/mutants.py
+
 lock:
 	rm -rf _build/lockenv
 	$(PYTHON) -m venv _build/lockenv
