@@ -22,6 +22,12 @@ SUPPORTED_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.floa
 #: Largest integer position that float64 holds exactly (2**53).
 MAX_EXACT_POSITION = 2**53
 
+#: Widest encoding accepted: far beyond any model (the widest use about 2**14).
+MAX_D_MODEL = 2**24
+
+#: Most entries a function will allocate for one result (2**31 float64 = 16 GiB).
+MAX_ENTRIES = 2**31
+
 
 class PrecisionWarning(UserWarning):
     """The requested output dtype cannot faithfully hold what was asked for."""
@@ -37,6 +43,11 @@ def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) 
     value = int(d_model)
     if value <= 0:
         raise ValueError(f"{name} must be positive, got {value}; pass an even width such as 512")
+    if value > MAX_D_MODEL:
+        raise ValueError(
+            f"{name} must be at most 2**24 = {MAX_D_MODEL}, got {value}; "
+            f"pass a model width such as 512"
+        )
     if even and value % 2:
         raise ValueError(
             f"{name} must be even, got {value}: each frequency fills a (sin, cos) pair. "
@@ -67,6 +78,29 @@ def check_count(
             f"{'; pass one ' + hint if hint else ''}"
         )
     return count
+
+
+def check_entries(shape: tuple[int, ...], *, what: str) -> None:
+    """Raise ``ValueError`` before allocating an array of ``shape`` beyond :data:`MAX_ENTRIES`."""
+    entries = 1
+    for size in shape:
+        entries *= int(size)
+    if entries > MAX_ENTRIES:
+        raise ValueError(
+            f"{what} would have shape {tuple(int(n) for n in shape)}: {entries:.3g} entries, "
+            f"more than the {MAX_ENTRIES} (16 GiB of float64) allowed; pass smaller sizes"
+        )
+
+
+def check_finite_entries(array: np.ndarray, *, name: str) -> np.ndarray:
+    """Return ``array`` unchanged (dtype kept) after checking its float entries are finite."""
+    if array.dtype.kind in "fc" and not np.isfinite(array).all():
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(
+            f"{name} must be finite, got {array[where]!r} at index {where}; "
+            f"remove or replace NaN and infinite entries"
+        )
+    return array
 
 
 def check_base(base: object, *, name: str = "base") -> float:

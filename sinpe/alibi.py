@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from sinpe._validation import check_count
+from sinpe._validation import check_count, check_entries
 
 __all__ = ["MAX_HEADS", "alibi_bias", "alibi_slopes"]
 
@@ -63,5 +63,7 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     """
     if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 1:
         raise ValueError(f"length must be a positive integer, got {length!r}")
+    heads = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")
+    check_entries((heads, length, length), what="the bias")
     distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])
     return -alibi_slopes(n_heads)[:, None, None] * distance

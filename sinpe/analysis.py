@@ -13,7 +13,14 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_d_model, check_phases, check_real_array
+from sinpe._validation import (
+    check_base,
+    check_count,
+    check_d_model,
+    check_entries,
+    check_phases,
+    check_real_array,
+)
 from sinpe.core import frequencies, positional_encoding
 
 __all__ = [
@@ -150,6 +157,7 @@ def nearest_distinct_position(
         raise TypeError(f"context must be an integer, got {context!r}")
     if context < 2:
         raise ValueError(f"context must be at least 2, got {context}")
+    check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base)
     best = int(np.argmin(distances))
@@ -201,6 +209,7 @@ def aliasing(context: int, d_model: int, base: float = 10000.0, *, far: int = 64
         raise ValueError(f"far must be a positive integer, got {far!r}")
     if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context <= far:
         raise ValueError(f"context must be an integer > far = {far}, got {context!r}")
+    check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base)
     candidates = offsets >= far
@@ -270,9 +279,17 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     >>> analysis.correct_digits([0.5, 0.25], [0.5, 0.2501])
     4.0
     """
-    error = float(
-        np.max(np.abs(np.asarray(approximate, dtype=np.float64) - np.asarray(exact, np.float64)))
-    )
+    guess = check_real_array(approximate, name="approximate")
+    truth = check_real_array(exact, name="exact")
+    if guess.shape != truth.shape or guess.size == 0:
+        raise ValueError(
+            f"approximate and exact must be non-empty and of the same shape, got "
+            f"{guess.shape} and {truth.shape}; compare entry for entry"
+        )
+    with np.errstate(over="ignore"):
+        error = float(np.max(np.abs(guess - truth)))
+    if not np.isfinite(error):
+        raise ValueError("approximate - exact overflows float64; compare values in [-1, 1]")
     return float("inf") if error == 0 else round(float(-np.log10(error)), 12)
 
 
@@ -297,7 +314,7 @@ def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
     >>> analysis.principal_plane(points).round(6).tolist()
     [[-1.0, -0.5], [1.0, -0.5], [-1.0, 0.5], [1.0, 0.5]]
     """
-    data = np.asarray(vectors, dtype=np.float64)
+    data = check_real_array(vectors, name="vectors")
     if data.ndim != 2 or data.shape[0] < 2:
         raise ValueError(f"vectors must have shape (n >= 2, d), got {data.shape}")
     centred = data - data.mean(axis=0)
@@ -321,6 +338,8 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     """
     if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
         raise ValueError(f"n_bits must be a positive integer, got {n_bits!r}")
+    if n_bits > 62:
+        raise ValueError(f"n_bits must be at most 62 (the bits of an int64), got {n_bits}")
     where = check_real_array(positions, name="positions")
     if np.any(where < 0) or np.any(where >= 2.0**n_bits):
         raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
@@ -344,7 +363,14 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
     >>> analysis.to_bfloat16([257.0, 1.0 + 2**-8, 3.14159]).tolist()
     [256.0, 1.0, 3.140625]
     """
-    single = np.ascontiguousarray(values, dtype=np.float32)
+    wide = check_real_array(values, name="values")
+    largest = float(np.finfo(np.float32).max)
+    if wide.size and float(np.max(np.abs(wide))) > largest:
+        raise ValueError(
+            f"values must lie within float32's range (+-{largest:g}), got "
+            f"{float(np.max(np.abs(wide))):g}; bfloat16 has the same range"
+        )
+    single = np.ascontiguousarray(wide, dtype=np.float32)
     bits = single.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
     return rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
@@ -399,16 +425,21 @@ def low_precision_frequencies(
     exact = frequencies(d_model, base)  # validates d_model and base
     compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
     store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
-    if recipe == "rounded":
-        return np.asarray(store(exact), dtype=np.float64)
     steps = np.arange(0, d_model, 2, dtype=compute)
     with np.errstate(over="ignore", under="ignore"):
-        if recipe == "exp":  # -(ln C / d) in float64, rounded once, as torch promotes it
+        if recipe == "rounded":
+            low = store(exact)
+        elif recipe == "exp":  # -(ln C / d) in float64, rounded once, as torch promotes it
             factor = store(-math.log(float(base)) / d_model)
             low = store(np.exp(store(steps * factor)))
         else:
             low = store(np.power(compute(base), store(-steps / compute(d_model))))
-    return np.asarray(low, dtype=np.float64)
+    result = np.asarray(low, dtype=np.float64)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            f"base={base!r} gives frequencies that overflow {precision}; choose a base nearer 1e4"
+        )
+    return result
 
 
 def computed_in(
@@ -488,6 +519,8 @@ def reference_encoding(
 
     where = check_real_array(positions, name="positions")
     width = check_d_model(d_model)
+    base = check_base(base)
+    digits = check_count(digits, "digits", maximum=10_000, hint="such as 40")
     out = np.empty((*where.shape, width))
     flat, result = where.reshape(-1), out.reshape(-1, width)
     with mpmath.workdps(digits):
@@ -511,9 +544,22 @@ def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64
     >>> analysis.ulp_error([1.0 + 2**-52], [1.0]).tolist()
     [1.0]
     """
-    reference = np.asarray(exact, dtype=np.float64)
+    reference = check_real_array(exact, name="exact")
+    guess = check_real_array(approximate, name="approximate")
+    if guess.shape != reference.shape:
+        raise ValueError(
+            f"approximate and exact must have the same shape, got {guess.shape} and "
+            f"{reference.shape}; compare entry for entry"
+        )
     spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)
-    return np.abs(np.asarray(approximate, dtype=np.float64) - reference) / spacing
+    with np.errstate(over="ignore"):
+        ulps = np.abs(guess - reference) / spacing
+    if not np.isfinite(ulps).all():
+        raise ValueError(
+            "the error is more ULPs than float64 can count (exact is 0 or tiny, or the "
+            "difference overflows); measure the absolute error instead"
+        )
+    return ulps
 
 
 def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
@@ -530,7 +576,12 @@ def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
     >>> bool(analysis.linear_map_residual(table[:-1], table[1:]) < 1e-12)
     True
     """
-    here = np.asarray(inputs, dtype=np.float64)
-    there = np.asarray(targets, dtype=np.float64)
+    here = check_real_array(inputs, name="inputs")
+    there = check_real_array(targets, name="targets")
+    if here.ndim != 2 or there.ndim != 2 or here.shape[0] != there.shape[0] or not here.size:
+        raise ValueError(
+            f"inputs and targets must be non-empty 2-d arrays with one row per sample, got "
+            f"shapes {here.shape} and {there.shape}"
+        )
     solution = np.linalg.lstsq(here, there, rcond=None)[0]
     return float(np.sqrt(np.mean((here @ solution - there) ** 2)))

@@ -10,6 +10,7 @@ the conventions of :data:`sinpe.CONVENTIONS` it matches. NumPy only.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -104,6 +105,13 @@ def inspect_table(
     >>> inspect_table(bug).valid
     False
     """
+    if (
+        isinstance(tolerance, (bool, np.bool_))
+        or not isinstance(tolerance, numbers.Real)
+        or not np.isfinite(tolerance)
+        or tolerance < 0
+    ):
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}; e.g. 1e-3")
     values = check_real_array(table, name="table")
     if values.ndim != 2 or values.shape[0] < 3:
         raise ValueError(f"table must have shape (n >= 3, d), got {values.shape}")

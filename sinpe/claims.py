@@ -341,5 +341,10 @@ def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
     """
     counts = dict.fromkeys(VERDICTS, 0)
     for verdict in verdicts:
+        if not isinstance(verdict, Verdict):
+            raise TypeError(
+                f"verdicts must hold Verdict objects (from judge), got {verdict!r} of type "
+                f"{type(verdict).__name__}"
+            )
         counts[verdict.verdict] += 1
     return counts

@@ -27,6 +27,8 @@ from sinpe._validation import (
     check_base,
     check_d_model,
     check_dtype,
+    check_entries,
+    check_finite_entries,
     check_layout,
     check_phases,
     check_real_array,
@@ -543,7 +545,7 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
     >>> np.array_equal(as_concat, sinpe.positional_encoding(np.arange(5), 8, layout="concat"))
     True
     """
-    array = np.asarray(table)
+    array = check_finite_entries(np.asarray(table), name="table")
     if array.ndim == 0:
         raise ValueError("table must have at least one axis (the encoding width)")
     perm = layout_permutation(
@@ -694,6 +696,7 @@ def table(
         )
     chosen_layout = check_layout(layout)
     out_dtype = check_dtype(dtype)
+    check_entries((length, check_d_model(d_model)), what="the table")
     angular = frequencies(d_model, base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK
     out = np.empty((rows, 2 * half), dtype=out_dtype)

@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_phases, check_real_array
+from sinpe._validation import check_entries, check_phases, check_real_array
 from sinpe.core import _rational_powers
 
 __all__ = [
@@ -77,6 +77,7 @@ def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     angles = check_real_array(x, name="x")
+    check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)
     phases = angles[..., np.newaxis] * multiples  # (..., k)
     features = np.empty((*angles.shape, 2 * int(k)))
@@ -171,6 +172,7 @@ def gaussian_matrix(
     cols = _positive_int(n_coords, "n_coords")
     if not (isinstance(sigma, numbers.Real) and np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    check_entries((rows, cols), what="B")
     return rng.normal(0.0, float(sigma), size=(rows, cols))
 
 
@@ -193,6 +195,12 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     axes = _positive_int(n_coords, "n_coords")
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not np.isfinite(scale):
         raise ValueError(f"scale must be a finite real number, got {scale!r}")
+    if abs(scale) > 1100:  # 2**scale is outside float64 (the powers would raise anyway)
+        raise ValueError(
+            f"scale must be at most 1100 in size (2**scale overflows float64), got {scale!r}; "
+            f"Tancik et al. use 10"
+        )
+    check_entries((count * axes, axes), what="B")
     if count == 1:
         frequencies = np.zeros(1)  # linspace(0, scale, 1) is [0]
     else:
@@ -263,5 +271,11 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
             f"prediction and target must be non-empty and of the same shape, got "
             f"{guess.shape} and {truth.shape}; compare images pixel for pixel"
         )
-    error = float(np.mean((guess - truth) ** 2))
+    with np.errstate(over="ignore"):
+        error = float(np.mean((guess - truth) ** 2))
+    if not np.isfinite(error):
+        raise ValueError(
+            "the mean squared error of prediction and target overflows float64; "
+            "compare images scaled to [0, 1]"
+        )
     return float("inf") if error == 0 else float(-10.0 * np.log10(error))

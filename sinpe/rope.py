@@ -32,7 +32,13 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_base, check_count, check_d_model, check_real_array
+from sinpe._validation import (
+    check_base,
+    check_count,
+    check_d_model,
+    check_finite_entries,
+    check_real_array,
+)
 from sinpe.core import frequencies, layout_permutation
 
 __all__ = [
@@ -299,7 +305,7 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     >>> convert_qk_weight(np.arange(8.0), 2, "interleaved", "half").tolist()
     [0.0, 2.0, 1.0, 3.0, 4.0, 6.0, 5.0, 7.0]
     """
-    rows = np.asarray(weight)
+    rows = check_finite_entries(np.asarray(weight), name="weight")
     heads_count = check_count(n_heads, "n_heads", hint="such as 32 (the model's heads)")
     _check_rope_layout(source)
     _check_rope_layout(target)

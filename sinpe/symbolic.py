@@ -103,12 +103,24 @@ class VerifiedIdentity:
 
 def frequency(index: int, d_model: int, constant: sp.Expr = base) -> sp.Expr:
     """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed)."""
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"index must be an int, got {index!r}; pass a pair index such as 0")
+    _check_width(d_model)
     return constant ** sp.Rational(-2 * index, d_model)
+
+
+#: Largest width or count the symbolic functions build (exact expressions grow fast).
+MAX_SYMBOLIC_SIZE = 4096
 
 
 def _check_width(d_model: int) -> int:
     if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
         raise ValueError(f"d_model must be a positive even int, got {d_model!r}")
+    if d_model > MAX_SYMBOLIC_SIZE:
+        raise ValueError(
+            f"d_model must be at most {MAX_SYMBOLIC_SIZE} for exact symbolic work, got "
+            f"{d_model}; the identities are proved for small widths such as 4 or 6"
+        )
     return d_model
 
 
@@ -507,6 +519,8 @@ def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
     """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive int, got {count!r}")
+    if count > MAX_SYMBOLIC_SIZE:
+        raise ValueError(f"count must be at most {MAX_SYMBOLIC_SIZE}, got {count}; pass e.g. 3")
     entries = []
     for n in range(1, count + 1):
         entries += [sp.sin(n * x), sp.cos(n * x)]

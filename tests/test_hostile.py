@@ -1,0 +1,773 @@
+"""Hostile inputs never fail silently (issue 16).
+
+Every public function of every ``sinpe`` module is called with one argument
+replaced by a hostile value (NaN, infinities, huge or negative numbers, bools,
+strings, None, complex, object/empty/float16 arrays, wrong shapes, NumPy
+scalars). The call must either
+
+- raise ``ValueError`` or ``TypeError`` with a non-empty message (not a raw
+  NumPy broadcast error), or
+- return a result whose floating-point entries are all finite,
+
+with no other exception and no warning except :class:`sinpe.PrecisionWarning`.
+``CASES`` says how to call each function with valid arguments and which of them
+to poison; ``test_every_public_callable_is_covered`` fails when a new public
+function is not in the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sinpe
+from sinpe import (
+    PrecisionWarning,
+    alibi,
+    analysis,
+    checks,
+    claims,
+    conventions,
+    core,
+    experiments,
+    fourier,
+    nn,
+    rope,
+    symbolic,
+)
+
+MODULES = (
+    "sinpe",
+    "sinpe.core",
+    "sinpe.conventions",
+    "sinpe.analysis",
+    "sinpe.fourier",
+    "sinpe.rope",
+    "sinpe.alibi",
+    "sinpe.checks",
+    "sinpe.claims",
+    "sinpe.experiments",
+    "sinpe.nn",
+    "sinpe.plotting",
+    "sinpe.symbolic",
+)
+
+# Public callables that are not functions of data, so not in CASES.
+SKIP = {
+    # Warning and exception classes.
+    "sinpe.PrecisionWarning": "a warning category",
+    "sinpe.symbolic.IdentityError": "an exception class",
+    # Plain records (dataclasses / NamedTuples) that only store what they are given;
+    # the functions that build them are covered.
+    "sinpe.Convention": "record of a convention (built by the module, see encode)",
+    "sinpe.conventions.Convention": "record of a convention (see encode)",
+    "sinpe.analysis.Aliasing": "result record of aliasing",
+    "sinpe.checks.TableReport": "result record of inspect_table",
+    "sinpe.claims.Verdict": "result record of judge",
+    "sinpe.experiments.RecordedLayer": "result record of recorded_layers",
+    "sinpe.experiments.RegressionLog": "result record of fit_regression",
+    "sinpe.experiments.TrainingLog": "result record of train",
+    "sinpe.symbolic.VerifiedIdentity": "result record of the verify_* functions",
+    # The abstract base of the layers: no arguments, covered through its subclasses.
+    "sinpe.nn.Module": "abstract base class, covered via Linear, MLP, ...",
+    # Plotting functions draw on Matplotlib axes; they take no numbers to validate
+    # beyond what Matplotlib itself checks.
+    "sinpe.plotting.figure": "draws (Matplotlib)",
+    "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
+    "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",
+    "sinpe.plotting.unit_circle": "draws (Matplotlib)",
+}
+
+# Re-exports in the top-level namespace are the same objects as in sinpe.core /
+# sinpe.conventions; they are covered under those names.
+ALIASES = {"sinpe": ("sinpe.core", "sinpe.conventions")}
+
+
+@dataclass
+class Case:
+    """How to call one function: ``make()`` returns valid keyword arguments."""
+
+    call: Callable[..., Any]
+    make: Callable[[], dict[str, Any]]
+    # Arguments that may be poisoned (default: all of them). Objects such as
+    # random generators, models and callables are left alone: they are not data.
+    poison: tuple[str, ...] | None = None
+    examples: int = 12
+    # Exceptions the function documents besides ValueError / TypeError.
+    allowed: tuple[type[BaseException], ...] = ()
+    # The result may hold -inf / inf by design (an additive attention mask).
+    infinite_ok: bool = False
+
+    def params(self) -> tuple[str, ...]:
+        return self.poison if self.poison is not None else tuple(self.make())
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _pos():
+    return np.arange(4)
+
+
+def _matrix(rows=6, cols=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(rows, cols))
+
+
+def _model():
+    return nn.TokenModel(vocab=5, d_model=4, n_heads=2, d_ff=8, n_layers=1, max_len=8)
+
+
+def _tokens():
+    return np.array([[1, 2, 3, 4]])
+
+
+def _verdict():
+    return claims.judge("c", holds=True, reason="r", evidence=claims.PROOF)
+
+
+F64 = np.float64
+IL = "interleaved"
+
+CASES: dict[str, Case] = {
+    # sinpe.core
+    "sinpe.core.add_positional_encoding": Case(
+        core.add_positional_encoding,
+        lambda: dict(embeddings=np.ones((3, 4)), base=1e4, scale=True, start=0),
+    ),
+    "sinpe.core.component": Case(
+        core.component,
+        lambda: dict(positions=_pos(), index=0, d_model=4, base=1e4, first_index=0),
+    ),
+    "sinpe.core.convert_layout": Case(
+        core.convert_layout,
+        lambda: dict(table=np.ones((3, 4)), source=IL, target="concat"),
+    ),
+    "sinpe.core.frequencies": Case(core.frequencies, lambda: dict(d_model=4, base=1e4)),
+    "sinpe.core.layout_permutation": Case(
+        core.layout_permutation, lambda: dict(d_model=4, source=IL, target="concat")
+    ),
+    "sinpe.core.positional_encoding": Case(
+        core.positional_encoding,
+        lambda: dict(positions=_pos(), d_model=4, base=1e4, layout=IL, dtype=F64),
+    ),
+    "sinpe.core.shift_matrix": Case(
+        core.shift_matrix, lambda: dict(k=1.0, d_model=4, base=1e4, layout=IL)
+    ),
+    "sinpe.core.table": Case(
+        core.table,
+        lambda: dict(length=3, d_model=4, base=1e4, start=0.0, layout=IL, dtype=F64),
+    ),
+    "sinpe.core.wavelengths": Case(core.wavelengths, lambda: dict(d_model=4, base=1e4)),
+    # sinpe.conventions
+    "sinpe.conventions.encode": Case(
+        conventions.encode,
+        lambda: dict(
+            positions=_pos(), d_model=4, convention="paper", base=1e4, padding_idx=1, dtype=F64
+        ),
+    ),
+    "sinpe.conventions.fairseq_embedding": Case(
+        conventions.fairseq_embedding,
+        lambda: dict(tokens=np.array([[5, 6, 1]]), d_model=4, padding_idx=1, base=1e4),
+    ),
+    "sinpe.conventions.fairseq_positions": Case(
+        conventions.fairseq_positions, lambda: dict(tokens=np.array([[5, 6, 1]]), padding_idx=1)
+    ),
+    # sinpe.analysis
+    "sinpe.analysis.aliasing": Case(
+        analysis.aliasing, lambda: dict(context=16, d_model=4, base=1e4, far=4)
+    ),
+    "sinpe.analysis.binary_encoding": Case(
+        analysis.binary_encoding, lambda: dict(positions=_pos(), n_bits=4)
+    ),
+    "sinpe.analysis.computed_in": Case(
+        analysis.computed_in,
+        lambda: dict(positions=_pos(), d_model=4, precision="float32", base=1e4, recipe="rounded"),
+    ),
+    "sinpe.analysis.correct_digits": Case(
+        analysis.correct_digits,
+        lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3)),
+    ),
+    "sinpe.analysis.dimension_ranges": Case(
+        analysis.dimension_ranges, lambda: dict(context=16, d_model=4, base=1e4)
+    ),
+    "sinpe.analysis.distance_by_offset": Case(
+        analysis.distance_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
+    ),
+    "sinpe.analysis.dot_product_by_offset": Case(
+        analysis.dot_product_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
+    ),
+    "sinpe.analysis.linear_map_residual": Case(
+        analysis.linear_map_residual,
+        lambda: dict(inputs=_matrix(), targets=_matrix(6, 2, seed=1)),
+    ),
+    "sinpe.analysis.low_precision_frequencies": Case(
+        analysis.low_precision_frequencies,
+        lambda: dict(d_model=4, precision="float16", base=1e4, recipe="rounded"),
+    ),
+    "sinpe.analysis.nearest_distinct_position": Case(
+        analysis.nearest_distinct_position, lambda: dict(context=16, d_model=4, base=1e4)
+    ),
+    "sinpe.analysis.principal_plane": Case(
+        analysis.principal_plane, lambda: dict(vectors=_matrix())
+    ),
+    "sinpe.analysis.reference_encoding": Case(
+        analysis.reference_encoding,
+        lambda: dict(positions=_pos(), d_model=4, base=1e4, digits=20),
+    ),
+    "sinpe.analysis.to_bfloat16": Case(analysis.to_bfloat16, lambda: dict(values=np.ones(3))),
+    "sinpe.analysis.ulp_error": Case(
+        analysis.ulp_error,
+        lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3), dtype=F64),
+    ),
+    # sinpe.fourier
+    "sinpe.fourier.gaussian_features": Case(
+        fourier.gaussian_features, lambda: dict(x=_matrix(5, 2), B=_matrix(3, 2))
+    ),
+    "sinpe.fourier.gaussian_matrix": Case(
+        fourier.gaussian_matrix,
+        lambda: dict(n_features=3, n_coords=2, sigma=1.0, rng=_rng()),
+        poison=("n_features", "n_coords", "sigma"),
+    ),
+    "sinpe.fourier.integer_features": Case(
+        fourier.integer_features, lambda: dict(x=np.linspace(0, 1, 5), k=3)
+    ),
+    "sinpe.fourier.log_spaced_matrix": Case(
+        fourier.log_spaced_matrix, lambda: dict(n_per_axis=3, n_coords=2, scale=10.0)
+    ),
+    "sinpe.fourier.nerf_encoding": Case(
+        fourier.nerf_encoding, lambda: dict(x=_matrix(5, 2), n_frequencies=3, convention="paper")
+    ),
+    "sinpe.fourier.psnr": Case(
+        fourier.psnr, lambda: dict(prediction=np.full(4, 0.5), target=np.full(4, 0.25))
+    ),
+    # sinpe.rope
+    "sinpe.rope.apply_rope": Case(
+        rope.apply_rope,
+        lambda: dict(x=_matrix(4, 4), positions=_pos(), base=1e4, layout=IL, frequencies=None),
+    ),
+    "sinpe.rope.convert_qk_weight": Case(
+        rope.convert_qk_weight,
+        lambda: dict(weight=_matrix(8, 8), n_heads=2, source=IL, target="half"),
+    ),
+    "sinpe.rope.rope_permutation": Case(rope.rope_permutation, lambda: dict(head_width=4)),
+    "sinpe.rope.scaled_frequencies": Case(
+        rope.scaled_frequencies,
+        lambda: dict(
+            d_model=8,
+            factor=2.0,
+            method="yarn",
+            base=1e4,
+            original_length=2048,
+            alpha=1.0,
+            beta=32.0,
+        ),
+    ),
+    "sinpe.rope.yarn_temperature": Case(rope.yarn_temperature, lambda: dict(factor=2.0)),
+    # sinpe.alibi
+    "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias, lambda: dict(n_heads=4, length=3)),
+    "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes, lambda: dict(n_heads=4)),
+    # sinpe.checks
+    "sinpe.checks.inspect_table": Case(
+        checks.inspect_table,
+        lambda: dict(
+            table=core.positional_encoding(np.arange(8), 4), positions=None, tolerance=1e-3
+        ),
+    ),
+    # sinpe.claims
+    "sinpe.claims.judge": Case(
+        claims.judge,
+        lambda: dict(
+            claim="c", holds=True, as_stated=True, reason="r", evidence=claims.PROOF, scope=""
+        ),
+    ),
+    # A string is an iterable of (missing) file names: FileNotFoundError is the clear error.
+    "sinpe.claims.read_verdicts": Case(
+        claims.read_verdicts, lambda: dict(notebooks=[]), allowed=(OSError,)
+    ),
+    # settled raises AssertionError, as documented, when the digits are not settled.
+    "sinpe.claims.settled": Case(
+        claims.settled,
+        lambda: dict(value=0.5, spec=".2f", slack=0.001, step=None),
+        allowed=(AssertionError,),
+    ),
+    "sinpe.claims.tally": Case(claims.tally, lambda: dict(verdicts=[_verdict()])),
+    # sinpe.experiments
+    "sinpe.experiments.attention_peak": Case(
+        experiments.attention_peak,
+        lambda: dict(model=_model(), tokens=_tokens(), layer=0),
+        poison=("tokens", "layer"),
+    ),
+    "sinpe.experiments.causal_mask": Case(experiments.causal_mask, lambda: dict(length=3)),
+    "sinpe.experiments.equivariance_gap": Case(
+        experiments.equivariance_gap,
+        lambda: dict(model=_model(), tokens=_tokens(), permutation=np.array([1, 0, 3, 2])),
+        poison=("tokens", "permutation"),
+    ),
+    "sinpe.experiments.fit_regression": Case(
+        experiments.fit_regression,
+        lambda: dict(
+            model=nn.MLP([2, 4, 1], _rng()),
+            inputs=_matrix(5, 2),
+            targets=_matrix(5, 1),
+            steps=2,
+            lr=1e-3,
+            eval_inputs=None,
+            record_every=1,
+        ),
+        poison=("inputs", "targets", "steps", "lr", "eval_inputs", "record_every"),
+    ),
+    "sinpe.experiments.previous_token_task": Case(
+        experiments.previous_token_task,
+        lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
+        poison=("batch", "length", "vocab"),
+    ),
+    "sinpe.experiments.recorded_layers": Case(
+        experiments.recorded_layers,
+        lambda: dict(path="tests/data/torch_encoder_layer.npz"),
+        allowed=(OSError,),  # a missing file
+    ),
+    "sinpe.experiments.reversal_ceiling": Case(
+        experiments.reversal_ceiling, lambda: dict(vocab=5, length=4)
+    ),
+    "sinpe.experiments.reversal_task": Case(
+        experiments.reversal_task,
+        lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
+        poison=("batch", "length", "vocab"),
+    ),
+    "sinpe.experiments.token_accuracy": Case(
+        experiments.token_accuracy,
+        lambda: dict(
+            model=_model(), tokens=_tokens(), targets=_tokens(), per_position=False, causal=False
+        ),
+        poison=("tokens", "targets", "per_position", "causal"),
+    ),
+    "sinpe.experiments.train": Case(
+        experiments.train,
+        lambda: dict(
+            model=_model(),
+            task=experiments.reversal_task,
+            steps=2,
+            length=4,
+            vocab=5,
+            batch=2,
+            lr=3e-3,
+            seed=0,
+            held_out=None,
+            eval_every=1,
+            causal=False,
+        ),
+        poison=("steps", "length", "vocab", "batch", "lr", "seed", "eval_every", "causal"),
+    ),
+    # sinpe.nn: layers through their constructors, then one forward pass
+    "sinpe.nn.MLP": Case(
+        nn.MLP,
+        lambda: dict(sizes=[2, 3, 1], rng=_rng(), output="linear"),
+        poison=("sizes", "output"),
+    ),
+    "sinpe.nn.Adam": Case(
+        nn.Adam,
+        lambda: dict(module=nn.Linear(2, 2, _rng()), lr=1e-3, betas=(0.9, 0.999), eps=1e-8),
+        poison=("lr", "betas", "eps"),
+    ),
+    "sinpe.nn.Embedding": Case(
+        nn.Embedding,
+        lambda: dict(vocab=5, d_model=4, rng=_rng(), scale=True, std=None),
+        poison=("vocab", "d_model", "scale", "std"),
+    ),
+    "sinpe.nn.EncoderLayer": Case(
+        nn.EncoderLayer,
+        lambda: dict(
+            d_model=4,
+            n_heads=2,
+            d_ff=8,
+            rng=_rng(),
+            norm_first=False,
+            activation="relu",
+            eps=1e-5,
+            relative="none",
+            residual=True,
+        ),
+        poison=(
+            "d_model",
+            "n_heads",
+            "d_ff",
+            "norm_first",
+            "activation",
+            "eps",
+            "relative",
+            "residual",
+        ),
+    ),
+    "sinpe.nn.LayerNorm": Case(nn.LayerNorm, lambda: dict(d_model=4, eps=1e-5)),
+    "sinpe.nn.Linear": Case(
+        nn.Linear, lambda: dict(d_in=2, d_out=3, rng=_rng()), poison=("d_in", "d_out")
+    ),
+    "sinpe.nn.MultiHeadAttention": Case(
+        nn.MultiHeadAttention,
+        lambda: dict(d_model=4, n_heads=2, rng=_rng(), relative="none"),
+        poison=("d_model", "n_heads", "relative"),
+    ),
+    "sinpe.nn.PositionalEncoding": Case(
+        nn.PositionalEncoding,
+        lambda: dict(kind="sinusoidal", d_model=4, max_len=8, rng=_rng(), base=1e4),
+        poison=("kind", "d_model", "max_len", "base"),
+    ),
+    "sinpe.nn.TokenModel": Case(
+        nn.TokenModel,
+        lambda: dict(
+            vocab=5,
+            d_model=4,
+            n_heads=2,
+            d_ff=8,
+            n_layers=1,
+            positions="sinusoidal",
+            max_len=8,
+            scale_embeddings=True,
+            embedding_std=None,
+            norm_first=False,
+            activation="relu",
+            n_outputs=None,
+            seed=0,
+            residual=True,
+        ),
+    ),
+    "sinpe.nn.attention_bias": Case(
+        nn.attention_bias,
+        lambda: dict(
+            mask=experiments.causal_mask(3),
+            key_padding_mask=np.array([[False, False, True]]),
+            batch=1,
+            heads=2,
+            length=3,
+            dtype=F64,
+        ),
+        infinite_ok=True,  # -inf marks the masked (query, key) pairs
+    ),
+    "sinpe.nn.check_gradients": Case(
+        nn.check_gradients,
+        lambda: dict(module=nn.Linear(2, 2, _rng()), inputs=_matrix(3, 2), delta=1e-6, seed=0),
+        poison=("inputs", "delta", "seed"),
+    ),
+    "sinpe.nn.gelu": Case(nn.gelu, lambda: dict(x=_matrix(2, 3))),
+    "sinpe.nn.gelu_backward": Case(
+        nn.gelu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
+    ),
+    "sinpe.nn.linear_probe": Case(
+        nn.linear_probe,
+        lambda: dict(
+            features=_matrix(8, 3),
+            labels=np.arange(8) % 2,
+            test_features=_matrix(4, 3, seed=1),
+            test_labels=np.arange(4) % 2,
+            ridge=1e-3,
+        ),
+    ),
+    "sinpe.nn.mean_squared_error": Case(
+        nn.mean_squared_error, lambda: dict(prediction=_matrix(2, 3), target=_matrix(2, 3, 1))
+    ),
+    "sinpe.nn.position_probes": Case(
+        nn.position_probes,
+        lambda: dict(states=_matrix(16, 4), n_train=8, max_offset=2, ridge=1e-3),
+    ),
+    "sinpe.nn.relu": Case(nn.relu, lambda: dict(x=_matrix(2, 3))),
+    "sinpe.nn.relu_backward": Case(
+        nn.relu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
+    ),
+    "sinpe.nn.softmax": Case(nn.softmax, lambda: dict(scores=_matrix(2, 3), axis=-1)),
+    "sinpe.nn.softmax_cross_entropy": Case(
+        nn.softmax_cross_entropy, lambda: dict(logits=_matrix(2, 3), targets=np.array([0, 2]))
+    ),
+    # sinpe.symbolic: exact SymPy expressions. Only the integer sizes, indices and
+    # layout names are poisoned: a symbolic argument may legitimately be any
+    # expression (sp.nan included), which SymPy itself carries through.
+    "sinpe.symbolic.counterclockwise": Case(
+        symbolic.counterclockwise, lambda: dict(phi=symbolic.omega), poison=()
+    ),
+    "sinpe.symbolic.derive_shift_map": Case(
+        symbolic.derive_shift_map,
+        lambda: dict(block=lambda at: sp.Matrix([sp.sin(at), sp.cos(at)])),
+        poison=(),
+    ),
+    "sinpe.symbolic.frequency": Case(
+        symbolic.frequency, lambda: dict(index=1, d_model=4), poison=("index", "d_model")
+    ),
+    "sinpe.symbolic.integer_features": Case(
+        symbolic.integer_features, lambda: dict(x=symbolic.position, count=2), poison=("count",)
+    ),
+    "sinpe.symbolic.one_indexed_encoding": Case(
+        symbolic.one_indexed_encoding,
+        lambda: dict(at=symbolic.position, d_model=4),
+        poison=("d_model",),
+    ),
+    "sinpe.symbolic.rope": Case(
+        symbolic.rope,
+        lambda: dict(vector=sp.Matrix(sp.symbols("x0:4")), at=symbolic.position, layout=IL),
+        poison=("layout",),
+    ),
+    "sinpe.symbolic.rotation": Case(symbolic.rotation, lambda: dict(phi=symbolic.omega), poison=()),
+    "sinpe.symbolic.shift_matrix": Case(
+        symbolic.shift_matrix, lambda: dict(by=symbolic.shift, d_model=4), poison=("d_model",)
+    ),
+    "sinpe.symbolic.sine_only_encoding": Case(
+        symbolic.sine_only_encoding,
+        lambda: dict(at=symbolic.position, d_model=4),
+        poison=("d_model",),
+    ),
+    "sinpe.symbolic.sinusoidal_encoding": Case(
+        symbolic.sinusoidal_encoding,
+        lambda: dict(at=symbolic.position, d_model=4),
+        poison=("d_model",),
+    ),
+    "sinpe.symbolic.verify_dot_product": Case(
+        symbolic.verify_dot_product, lambda: dict(d_model=2), poison=("d_model",), examples=6
+    ),
+    "sinpe.symbolic.verify_indexings_agree": Case(
+        symbolic.verify_indexings_agree, lambda: dict(widths=(2,)), poison=("widths",), examples=6
+    ),
+    "sinpe.symbolic.verify_no_linear_shift": Case(
+        symbolic.verify_no_linear_shift,
+        lambda: dict(d_model=2, by=1),
+        poison=("d_model",),
+        examples=6,
+    ),
+    "sinpe.symbolic.verify_pair_rotation": Case(
+        symbolic.verify_pair_rotation, lambda: dict(), poison=(), examples=1
+    ),
+    "sinpe.symbolic.verify_periodic_features": Case(
+        symbolic.verify_periodic_features, lambda: dict(count=1), poison=("count",), examples=6
+    ),
+    "sinpe.symbolic.verify_rope_layouts": Case(
+        symbolic.verify_rope_layouts, lambda: dict(d_model=2), poison=("d_model",), examples=6
+    ),
+    "sinpe.symbolic.verify_rope_norm": Case(
+        symbolic.verify_rope_norm, lambda: dict(d_model=2), poison=("d_model",), examples=6
+    ),
+    "sinpe.symbolic.verify_rope_relative": Case(
+        symbolic.verify_rope_relative, lambda: dict(d_model=2), poison=("d_model",), examples=6
+    ),
+    "sinpe.symbolic.verify_shift_group": Case(
+        symbolic.verify_shift_group, lambda: dict(d_model=2), poison=("d_model",), examples=6
+    ),
+}
+
+
+# Functions where the sweep still finds silent or unclear failures (issue 16 is
+# open for them): the NumPy training code of sinpe.nn / sinpe.experiments takes
+# arrays straight into NumPy (raw IndexError / AttributeError / broadcast errors,
+# NaN propagating through relu/softmax, overflow in gelu and squared errors, huge
+# sizes reaching MemoryError). They are listed and skipped, with the reason, until fixed.
+KNOWN_GAPS = {
+    "sinpe.experiments.attention_peak": "float/empty tokens: IndexError",
+    "sinpe.experiments.equivariance_gap": "float tokens/permutation: IndexError",
+    "sinpe.experiments.fit_regression": "array lr: broadcast error; huge targets: overflow",
+    "sinpe.experiments.previous_token_task": "vocab=inf: OverflowError",
+    "sinpe.experiments.reversal_ceiling": "huge vocab/length: MemoryError or hang",
+    "sinpe.experiments.reversal_task": "vocab=inf: OverflowError",
+    "sinpe.experiments.token_accuracy": "float tokens: IndexError",
+    "sinpe.experiments.train": "array lr: broadcast error; vocab=inf: OverflowError",
+    "sinpe.nn.Adam": "lr/betas/eps not validated",
+    "sinpe.nn.Embedding": "std=nan/inf accepted: NaN weights",
+    "sinpe.nn.EncoderLayer": "eps and sizes not validated",
+    "sinpe.nn.LayerNorm": "eps not validated",
+    "sinpe.nn.Linear": "huge d_in/d_out: MemoryError",
+    "sinpe.nn.PositionalEncoding": "max_len/base not validated",
+    "sinpe.nn.TokenModel": "d_model=0: ZeroDivisionError; huge n_layers: hang",
+    "sinpe.nn.attention_bias": "heads/dtype not validated: NaN bias",
+    "sinpe.nn.check_gradients": "delta=0: ZeroDivisionError",
+    "sinpe.nn.gelu": "scalar input: AttributeError; huge input: overflow",
+    "sinpe.nn.gelu_backward": "shape mismatch: broadcast error",
+    "sinpe.nn.linear_probe": "complex features: ComplexWarning; ridge=inf: NaN",
+    "sinpe.nn.mean_squared_error": "shape mismatch: broadcast error; NaN propagates",
+    "sinpe.nn.position_probes": "complex states: ComplexWarning",
+    "sinpe.nn.relu": "NaN propagates",
+    "sinpe.nn.relu_backward": "shape mismatch: broadcast error",
+    "sinpe.nn.softmax": "NaN / inf scores: NaN",
+    "sinpe.nn.softmax_cross_entropy": "scalar logits: AttributeError",
+}
+
+
+# Hostile values, built fresh for each call (arrays are mutable).
+HOSTILE: dict[str, Callable[[], Any]] = {
+    "nan": lambda: math.nan,
+    "inf": lambda: math.inf,
+    "-inf": lambda: -math.inf,
+    "huge float": lambda: 1e300,
+    "-huge float": lambda: -1e300,
+    "2**53+1": lambda: 2**53 + 1,
+    "2**62": lambda: 2**62,
+    "tiny": lambda: 1e-300,
+    "zero": lambda: 0,
+    "minus one": lambda: -1,
+    "minus 0.5": lambda: -0.5,
+    "half": lambda: 0.5,
+    "True": lambda: True,
+    "False": lambda: False,
+    "string": lambda: "abc",
+    "numeric string": lambda: "4",
+    "None": lambda: None,
+    "complex": lambda: 1 + 2j,
+    "np.float32 scalar": lambda: np.float32(2.5),
+    "np.int64 scalar": lambda: np.int64(4),
+    "np.bool_": lambda: np.bool_(True),
+    "np.float64 nan": lambda: np.float64("nan"),
+    "object array": lambda: np.array([1, None, "x"], dtype=object),
+    "empty array": lambda: np.array([]),
+    "empty 2-d": lambda: np.zeros((0, 4)),
+    "3-d array": lambda: np.ones((2, 3, 4)),
+    "wrong-width 2-d": lambda: np.ones((3, 5)),
+    "float16 array": lambda: np.linspace(-2, 2, 4).astype(np.float16),
+    "nan array": lambda: np.array([0.0, np.nan, 1.0, 2.0]),
+    "inf array": lambda: np.array([0.0, 1.0, np.inf, 2.0]),
+    "huge array": lambda: np.array([0.0, 1.0, 1e300, 2.0]),
+    "bool array": lambda: np.array([True, False, True, False]),
+    "complex array": lambda: np.ones(4, dtype=complex),
+    "string array": lambda: np.array(["a", "b", "c", "d"]),
+    "nested list": lambda: [[1, 2], [3]],
+    "list": lambda: [1.0, 2.0, 3.0, 4.0],
+    "dict": lambda: {"a": 1},
+}
+
+# ValueError messages that are NumPy's raw complaints rather than sinpe's own.
+RAW_NUMPY = ("operands could not be broadcast", "could not broadcast input array")
+
+
+def _finite(value, where="result", infinite_ok=False):
+    """Assert every floating-point entry reachable from ``value`` is finite (or not NaN)."""
+    if infinite_ok:
+        assert not np.isnan(np.asarray(value, dtype=complex)).any(), f"NaN in {where}"
+        return
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fc":
+            assert np.isfinite(value).all(), f"non-finite entries in {where}"
+        elif value.dtype == object:
+            for i, item in enumerate(value.flat):
+                _finite(item, f"{where}[{i}]")
+    elif isinstance(value, (float, complex, np.floating, np.complexfloating)):
+        assert np.isfinite(value), f"{where} is {value!r}"
+    elif isinstance(value, sp.Basic | sp.MatrixBase):
+        assert not value.has(sp.nan, sp.zoo, sp.oo, -sp.oo), f"{where} is not finite: {value}"
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _finite(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _finite(item, f"{where}[{key!r}]")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _finite(getattr(value, f.name), f"{where}.{f.name}")
+    elif isinstance(value, (nn.Module, nn.Adam)):
+        for key, item in vars(value).items():
+            if isinstance(item, (np.ndarray, float, list, dict, nn.Module)):
+                _finite(item, f"{where}.{key}")
+
+
+def check_outcome(
+    call: Callable[[], Any],
+    label: str,
+    allowed: tuple[type[BaseException], ...] = (),
+    infinite_ok: bool = False,
+) -> None:
+    """A clear ValueError/TypeError, or a finite result; no other warning than PrecisionWarning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", PrecisionWarning)
+        try:
+            result = call()
+        except (ValueError, TypeError) as error:
+            message = str(error).strip()
+            assert message, f"{label}: {type(error).__name__} with an empty message"
+            assert not message.startswith(RAW_NUMPY), f"{label}: raw NumPy error {message!r}"
+            assert not isinstance(error, np.linalg.LinAlgError), f"{label}: {message!r}"
+            return
+        except allowed as error:
+            assert str(error).strip(), f"{label}: {type(error).__name__} with an empty message"
+            return
+    _finite(result, label, infinite_ok)
+
+
+def _run(name: str, param: str | None, hostile: str) -> None:
+    case = CASES[name]
+    kwargs = case.make()
+    if param is not None:
+        kwargs[param] = HOSTILE[hostile]()
+    label = f"{name}({param}={hostile})" if param else f"{name}(valid arguments)"
+    try:
+        check_outcome(lambda: case.call(**kwargs), label, case.allowed, case.infinite_ok)
+    except AssertionError:
+        raise
+    except Exception as error:
+        raise AssertionError(f"{label} raised {type(error).__name__}: {error}") from error
+
+
+def public_callables():
+    """Qualified names of the functions and classes in every module's ``__all__``."""
+    names = {}
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                names[f"{module_name}.{name}"] = obj
+    return names
+
+
+def test_every_public_callable_is_covered():
+    missing = []
+    for qualified in public_callables():
+        module_name, _, name = qualified.rpartition(".")
+        candidates = [qualified] + [f"{alias}.{name}" for alias in ALIASES.get(module_name, ())]
+        if not any(c in CASES or c in SKIP for c in candidates):
+            missing.append(qualified)
+    assert not missing, f"add these public callables to CASES (or SKIP, with a reason): {missing}"
+    public = public_callables()
+    stale = [name for name in [*CASES, *SKIP, *KNOWN_GAPS] if name not in public]
+    assert not stale, f"CASES/SKIP name callables that are not public: {stale}"
+
+
+def test_valid_calls_pass():
+    """The baseline arguments are valid: each call returns a finite result."""
+    for name in CASES:
+        _run(name, None, "")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            # not run: a test expected to fail could never fail (issue 16 stays open for these)
+            marks=pytest.mark.skip(reason=f"known gap, issue 16: {KNOWN_GAPS[name]}"),
+        )
+        if name in KNOWN_GAPS
+        else name
+        for name in sorted(CASES)
+    ],
+)
+def test_hostile_inputs(name):
+    case = CASES[name]
+    params = case.params()
+    if not params:
+        pytest.skip("no data argument to poison (symbolic expressions only)")
+
+    @settings(max_examples=case.examples, deadline=None, database=None)
+    @given(param=st.sampled_from(params), hostile=st.sampled_from(sorted(HOSTILE)))
+    def sweep(param, hostile):
+        _run(name, param, hostile)
+
+    sweep()
+
+
+assert sinpe  # imported for its namespace in public_callables()
