@@ -183,6 +183,20 @@ def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.nd
 FLOAT64_ACCURACY = 1e-6
 
 
+def check_pair(
+    first: npt.ArrayLike, second: npt.ArrayLike, names: tuple[str, str], *, hint: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite real arrays of one non-empty shape, compared entry for entry (no broadcasting)."""
+    one = check_real_array(first, name=names[0])
+    two = check_real_array(second, name=names[1])
+    if one.shape != two.shape or one.size == 0:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must be non-empty and of the same shape, got "
+            f"{one.shape} and {two.shape}; {hint}"
+        )
+    return one, two
+
+
 def check_phases(phases: np.ndarray) -> None:
     """Raise instead of returning NaN when ``position * frequency`` overflows float64."""
     if not np.isfinite(phases).all():

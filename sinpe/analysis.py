@@ -18,6 +18,7 @@ from sinpe._validation import (
     check_count,
     check_d_model,
     check_entries,
+    check_pair,
     check_phases,
     check_real_array,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "distance_by_offset",
     "dot_product_by_offset",
     "linear_map_residual",
+    "low_precision_bound",
     "low_precision_frequencies",
     "nearest_distinct_position",
     "principal_plane",
@@ -279,13 +281,9 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     >>> analysis.correct_digits([0.5, 0.25], [0.5, 0.2501])
     4.0
     """
-    guess = check_real_array(approximate, name="approximate")
-    truth = check_real_array(exact, name="exact")
-    if guess.shape != truth.shape or guess.size == 0:
-        raise ValueError(
-            f"approximate and exact must be non-empty and of the same shape, got "
-            f"{guess.shape} and {truth.shape}; compare entry for entry"
-        )
+    guess, truth = check_pair(
+        approximate, exact, ("approximate", "exact"), hint="compare entry for entry"
+    )
     with np.errstate(over="ignore"):
         error = float(np.max(np.abs(guess - truth)))
     if not np.isfinite(error):
@@ -440,6 +438,50 @@ def low_precision_frequencies(
             f"base={base!r} gives frequencies that overflow {precision}; choose a base nearer 1e4"
         )
     return result
+
+
+def low_precision_bound(
+    positions: npt.ArrayLike, d_model: int, base: float = 10000.0, *, recipe: str = "rounded"
+) -> np.ndarray:
+    """The error bound of a table computed entirely in float32 (chapter 7, eq. low-precision-bound).
+
+    With ``u = 2**-24``, each entry of :func:`computed_in` ``(positions, d_model,
+    "float32", recipe=recipe)`` is within ``|p| |w32_i - w_i| + u |p| w32_i + 2 u`` of
+    the exact value: the frequency error, the rounding of the product, and about
+    one unit for the float32 sine or cosine.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite positions.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+    recipe : {"rounded", "exp", "pow"}, optional
+        How the float32 frequencies ``w32`` are formed (:func:`low_precision_frequencies`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``np.shape(positions) + (d_model // 2,)``: the bound for each pair.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`low_precision_frequencies` and :func:`sinpe.positional_encoding`.
+
+    Examples
+    --------
+    >>> import sinpe.analysis as analysis
+    >>> bound = analysis.low_precision_bound([2.0**20], 8)   # w_0 = 1 is exact in float32
+    >>> float(bound[0, 0]) == 2.0**-24 * 2.0**20 + 2 * 2.0**-24
+    True
+    """
+    where = np.abs(check_real_array(positions, name="positions"))[..., np.newaxis]
+    low = low_precision_frequencies(d_model, "float32", base, recipe=recipe)
+    unit = 2.0**-24
+    return where * np.abs(low - frequencies(d_model, base)) + unit * where * low + 2 * unit
 
 
 def computed_in(

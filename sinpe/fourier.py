@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_entries, check_phases, check_real_array
+from sinpe._validation import check_entries, check_pair, check_phases, check_real_array
 from sinpe.core import _rational_powers
 
 __all__ = [
@@ -264,13 +264,9 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     >>> psnr([0.5], [0.5])
     inf
     """
-    guess = check_real_array(prediction, name="prediction")
-    truth = check_real_array(target, name="target")
-    if guess.shape != truth.shape or guess.size == 0:
-        raise ValueError(
-            f"prediction and target must be non-empty and of the same shape, got "
-            f"{guess.shape} and {truth.shape}; compare images pixel for pixel"
-        )
+    guess, truth = check_pair(
+        prediction, target, ("prediction", "target"), hint="compare images pixel for pixel"
+    )
     with np.errstate(over="ignore"):
         error = float(np.mean((guess - truth) ** 2))
     if not np.isfinite(error):

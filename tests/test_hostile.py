@@ -213,6 +213,10 @@ CASES: dict[str, Case] = {
         analysis.linear_map_residual,
         lambda: dict(inputs=_matrix(), targets=_matrix(6, 2, seed=1)),
     ),
+    "sinpe.analysis.low_precision_bound": Case(
+        analysis.low_precision_bound,
+        lambda: dict(positions=_pos(), d_model=4, base=1e4, recipe="rounded"),
+    ),
     "sinpe.analysis.low_precision_frequencies": Case(
         analysis.low_precision_frequencies,
         lambda: dict(d_model=4, precision="float16", base=1e4, recipe="rounded"),
