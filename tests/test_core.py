@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import sinpe
 
-# Published digits of the worked vector (d = 8, pos = 1), seed article 002, as printed.
+# Published digits of the worked vector (d = 8, pos = 1), as the explainer article prints them.
 PUBLISHED_WORKED_VECTOR = [
     "0.841",
     "0.540",
