@@ -184,14 +184,20 @@ FLOAT64_ACCURACY = 1e-6
 
 
 def check_pair(
-    first: npt.ArrayLike, second: npt.ArrayLike, names: tuple[str, str], *, hint: str
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    names: tuple[str, str],
+    *,
+    hint: str,
+    allow_empty: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two finite real arrays of one non-empty shape, compared entry for entry (no broadcasting)."""
+    """Two finite real arrays of one shape, compared entry for entry (no broadcasting)."""
     one = check_real_array(first, name=names[0])
     two = check_real_array(second, name=names[1])
-    if one.shape != two.shape or one.size == 0:
+    if one.shape != two.shape or (one.size == 0 and not allow_empty):
         raise ValueError(
-            f"{names[0]} and {names[1]} must be non-empty and of the same shape, got "
+            f"{names[0]} and {names[1]} must be {'' if allow_empty else 'non-empty and '}"
+            f"of the same shape, got "
             f"{one.shape} and {two.shape}; {hint}"
         )
     return one, two

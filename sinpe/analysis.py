@@ -586,13 +586,13 @@ def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64
     >>> analysis.ulp_error([1.0 + 2**-52], [1.0]).tolist()
     [1.0]
     """
-    reference = check_real_array(exact, name="exact")
-    guess = check_real_array(approximate, name="approximate")
-    if guess.shape != reference.shape:
-        raise ValueError(
-            f"approximate and exact must have the same shape, got {guess.shape} and "
-            f"{reference.shape}; compare entry for entry"
-        )
+    guess, reference = check_pair(
+        approximate,
+        exact,
+        ("approximate", "exact"),
+        hint="compare entry for entry",
+        allow_empty=True,
+    )
     spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)
     with np.errstate(over="ignore"):
         ulps = np.abs(guess - reference) / spacing
