@@ -7,6 +7,7 @@ what to pass instead. Nothing here returns NaN or silently switches convention.
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -258,3 +259,128 @@ def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: 
             PrecisionWarning,
             stacklevel=stacklevel,
         )
+
+
+def check_flag(value: object, name: str) -> bool:
+    """Return ``value`` as a ``bool`` after checking it is ``True`` or ``False``.
+
+    A string such as ``"False"`` or a number would otherwise be truthy or falsy
+    by accident, so only ``bool`` and ``numpy.bool_`` are accepted.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be True or False, got {value!r} of type {type(value).__name__}"
+        )
+    return bool(value)
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    """Return ``value`` after checking it is one of the strings in ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(
+            f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+        )
+    return value
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict_minimum: bool = False,
+    strict_maximum: bool = False,
+    hint: str = "",
+) -> float:
+    """Return ``value`` as a finite ``float`` in the given range (ends inclusive unless strict).
+
+    ``TypeError`` for anything but a real number (booleans included), ``ValueError``
+    for NaN, infinities and values out of range; both name the argument.
+    """
+    advice = f"; pass {hint}" if hint else ""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}{advice}"
+        )
+    number = float(value)
+    below = minimum is not None and (number <= minimum if strict_minimum else number < minimum)
+    above = maximum is not None and (number >= maximum if strict_maximum else number > maximum)
+    if not math.isfinite(number) or below or above:
+        low = "" if minimum is None else f"{'>' if strict_minimum else '>='} {minimum:g}"
+        high = "" if maximum is None else f"{'<' if strict_maximum else '<='} {maximum:g}"
+        bounds = " and ".join(part for part in (low, high) if part)
+        raise ValueError(
+            f"{name} must be a finite number{' ' + bounds if bounds else ''}, "
+            f"got {number!r}{advice}"
+        )
+    return number
+
+
+def check_float_array(
+    values: npt.ArrayLike,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    allow_negative_infinity: bool = False,
+) -> np.ndarray:
+    """Return ``values`` as a floating-point array (float16/32/64 kept, integers to float64).
+
+    Booleans, strings, objects and complex numbers raise ``TypeError``; NaN and
+    infinities (``-inf`` allowed only with ``allow_negative_infinity``, as in
+    additive attention scores) and a wrong number of dimensions ``ValueError``.
+    """
+    array = np.asarray(values)
+    if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must hold real numbers (int or float), got an array of dtype "
+            f"{array.dtype}; pass a float array"
+        )
+    if array.dtype.kind in "iu" or array.dtype.itemsize > 8:
+        array = array.astype(np.float64)
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if array.ndim not in allowed:
+            wanted = " or ".join(str(n) for n in allowed)
+            raise ValueError(f"{name} must have {wanted} dimensions, got shape {array.shape}")
+    bad = np.isnan(array) | (array == np.inf)
+    if not allow_negative_infinity:
+        bad |= array == -np.inf
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be finite, got {array[where]!r} at index {where}; "
+            f"remove or replace NaN and infinite entries"
+        )
+    return array
+
+
+def check_integer_array(
+    values: npt.ArrayLike,
+    name: str,
+    *,
+    ndim: int | None = None,
+    minimum: int | None = None,
+    below: int | None = None,
+    hint: str = "",
+) -> np.ndarray:
+    """Return ``values`` as a non-empty integer array with entries in ``[minimum, below)``.
+
+    Used for token ids and class labels: a negative id would silently index an
+    embedding table from its end, and a float id would be truncated, so both are
+    refused. ``hint`` says what to pass (e.g. "np.array([[1, 2, 3]])").
+    """
+    advice = f"; pass e.g. {hint}" if hint else ""
+    array = np.asarray(values)
+    if array.dtype == np.bool_ or array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers, got an array of dtype {array.dtype}{advice}")
+    if (ndim is not None and array.ndim != ndim) or array.size == 0:
+        dims = f"of {ndim} dimensions " if ndim is not None else ""
+        raise ValueError(f"{name} must be a non-empty array {dims}got shape {array.shape}{advice}")
+    low, high = int(array.min()), int(array.max())
+    if (minimum is not None and low < minimum) or (below is not None and high >= below):
+        lower = f" >= {minimum}" if minimum is not None else ""
+        upper = f" below {below}" if below is not None else ""
+        joined = " and".join(part for part in (lower, upper) if part)
+        raise ValueError(f"{name} must be{joined}, got values from {low} to {high}")
+    return array

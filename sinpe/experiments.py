@@ -7,13 +7,24 @@ exact accuracy ceiling of a model that cannot see positions. NumPy only.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from sinpe import nn
+from sinpe._validation import (
+    check_count,
+    check_entries,
+    check_flag,
+    check_float_array,
+    check_integer_array,
+)
 
 __all__ = [
     "TASKS",
@@ -32,7 +43,24 @@ __all__ = [
     "train",
 ]
 
+#: Most optimisation steps accepted by :func:`train` and :func:`fit_regression`.
+MAX_STEPS = 10**6
+
 Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
+    """``batch`` uniform random sequences of ``length`` ids below ``vocab``, arguments checked."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}; "
+            f"pass np.random.default_rng(0)"
+        )
+    batch = check_count(batch, "batch", hint="such as 64")
+    length = check_count(length, "length", hint="such as 16")
+    vocab = check_count(vocab, "vocab", maximum=2**62, hint="such as 10")
+    check_entries((batch, length), what="the batch of sequences (batch, length)")
+    return rng.integers(0, vocab, size=(batch, length))
 
 
 def reversal_task(
@@ -47,7 +75,7 @@ def reversal_task(
     >>> bool((y == x[:, ::-1]).all())
     True
     """
-    tokens = rng.integers(0, vocab, size=(batch, length))
+    tokens = _draw(rng, batch, length, vocab)
     return tokens, tokens[:, ::-1].copy()
 
 
@@ -63,7 +91,7 @@ def previous_token_task(
     >>> bool((y[:, 1:] == x[:, :-1]).all() and y[0, 0] == x[0, 0])
     True
     """
-    tokens = rng.integers(0, vocab, size=(batch, length))
+    tokens = _draw(rng, batch, length, vocab)
     return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
 
 
@@ -72,6 +100,8 @@ TASKS: dict[str, Task] = {"reversal": reversal_task, "previous token": previous_
 
 def causal_mask(length: int) -> np.ndarray:
     """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead."""
+    length = check_count(length, "length", hint="such as 16")
+    check_entries((length, length), what="the causal mask (length, length)")
     return np.triu(np.ones((length, length), dtype=bool), 1)
 
 
@@ -84,9 +114,21 @@ def token_accuracy(
     causal: bool = False,
 ) -> float | np.ndarray:
     """Fraction of tokens whose most likely prediction is the target (per position if asked)."""
-    mask = causal_mask(tokens.shape[-1]) if causal else None
-    correct = model.forward(tokens, mask=mask).argmax(axis=-1) == targets  # (B, T)
+    ids = _check_model_tokens(model, tokens)
+    wanted = check_integer_array(targets, "targets", ndim=2, hint="np.array([[1, 2, 3]])")
+    if wanted.shape != ids.shape:
+        raise ValueError(f"targets must have the shape of tokens, {ids.shape}, got {wanted.shape}")
+    per_position = check_flag(per_position, "per_position")
+    mask = causal_mask(ids.shape[-1]) if check_flag(causal, "causal") else None
+    correct = model.forward(ids, mask=mask).argmax(axis=-1) == wanted  # (B, T)
     return correct.mean(axis=0) if per_position else float(correct.mean())
+
+
+def _check_model_tokens(model: nn.TokenModel, tokens: npt.ArrayLike) -> np.ndarray:
+    """A TokenModel and a (B, T) array of its token ids, both checked."""
+    if not isinstance(model, nn.TokenModel):
+        raise TypeError(f"model must be a sinpe.nn.TokenModel, got {type(model).__name__}")
+    return model._ids(tokens)
 
 
 @dataclass
@@ -131,21 +173,47 @@ def train(
     models trained with the same seed see the same data. With ``causal=True``
     every token attends only to itself and earlier tokens.
     """
+    if not isinstance(model, nn.TokenModel):
+        raise TypeError(f"model must be a sinpe.nn.TokenModel, got {type(model).__name__}")
+    if not callable(task):
+        raise TypeError(f"task must be a function such as reversal_task, got {task!r}")
+    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 300")
+    eval_every = check_count(eval_every, "eval_every", hint="such as 50")
+    vocab = check_count(vocab, "vocab", maximum=model.vocab, hint="up to the model's vocab")
+    causal = check_flag(causal, "causal")
     optimizer = nn.Adam(model, lr=lr)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
     log = TrainingLog()
     mask = causal_mask(length) if causal else None
+    if held_out is not None:
+        if not isinstance(held_out, tuple) or len(held_out) != 2:
+            raise TypeError("held_out must be a pair (tokens, targets) of (B, T) integer arrays")
+        token_accuracy(model, *held_out, causal=causal)  # checks them before training
     for step in range(1, steps + 1):
         tokens, targets = task(rng, batch, length, vocab)
         model.zero_grad()
-        loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
-        model.backward(dlogits)
-        optimizer.step()
+        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
+            loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
+            model.backward(dlogits)
+            optimizer.step()
+        _check_not_diverged(model, loss, step)
         log.losses.append(loss)
         if held_out is not None and (step % eval_every == 0 or step == steps):
             log.eval_steps.append(step)
             log.eval_accuracy.append(token_accuracy(model, *held_out, causal=causal))
     return log
+
+
+def _check_not_diverged(model: nn.Module, loss: float, step: int) -> None:
+    """Raise when a training step left a NaN or infinite loss or parameter."""
+    finite = math.isfinite(loss) and all(
+        np.isfinite(value).all() for _, value, _ in model.named_parameters()
+    )
+    if not finite:
+        raise ValueError(
+            f"training diverged at step {step}: the loss or a parameter is no longer finite; "
+            f"lower lr (e.g. to 1e-3) or rescale the data"
+        )
 
 
 def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
@@ -162,16 +230,27 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
     >>> 1 / 6 <= attention_peak(model, np.zeros((2, 6), dtype=int)) <= 1
     True
     """
-    model.forward(tokens)
+    ids = _check_model_tokens(model, tokens)
+    if model.n_layers == 0:
+        raise ValueError("model has no layers, so no attention to measure")
+    layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
+    model.forward(ids)
     weights = model.children[f"layers.{layer}"].children["self_attn"].attention_weights
     return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
 
 
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
     """``max |f(x)[perm] - f(x[perm])|``: zero exactly when permuting commutes with the model."""
-    outputs = model.forward(tokens)
-    permuted_outputs = model.forward(tokens[:, permutation])
-    return float(np.max(np.abs(outputs[:, permutation] - permuted_outputs)))
+    ids = _check_model_tokens(model, tokens)
+    order = check_integer_array(permutation, "permutation", ndim=1, hint="np.array([1, 0, 2])")
+    if not np.array_equal(np.sort(order), np.arange(ids.shape[1])):
+        raise ValueError(
+            f"permutation must hold each of 0 .. {ids.shape[1] - 1} exactly once (one per "
+            f"token position), got {order.tolist()[:10]}"
+        )
+    outputs = model.forward(ids)
+    permuted_outputs = model.forward(ids[:, order])
+    return float(np.max(np.abs(outputs[:, order] - permuted_outputs)))
 
 
 def _partitions(total: int, parts: int, largest: int):
@@ -189,6 +268,11 @@ def _partitions(total: int, parts: int, largest: int):
             yield (first, *rest)
 
 
+#: Longest sequence :func:`reversal_ceiling` sums over exactly: the 147,273
+#: partitions of 48 take a few seconds, and their number grows like exp(pi sqrt(2n/3)).
+MAX_CEILING_LENGTH = 48
+
+
 def reversal_ceiling(vocab: int, length: int) -> float:
     """Best expected token accuracy on reversal for a model that cannot see positions.
 
@@ -203,6 +287,15 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     count vector does not change when the tokens are relabelled, so the sum runs
     over the partitions of ``length`` into at most ``vocab`` parts, each weighted
     by its multinomial probability times the number of count vectors that sort to it.
+    The sum is done in exact rational arithmetic, so the result is the float
+    nearest to the true ceiling, for any ``vocab``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Unless ``vocab >= 1`` and ``length`` is an even integer from 2 to
+        :data:`MAX_CEILING_LENGTH` (48: beyond it the number of partitions makes
+        the exact sum slow; use a Monte Carlo estimate instead).
 
     Examples
     --------
@@ -211,27 +304,37 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     >>> round(reversal_ceiling(10, 16), 4)
     0.2411
     """
-    if length % 2 or length < 2:
-        raise ValueError(f"length must be even and >= 2 (no middle token), got {length}")
-    if vocab < 1:
-        raise ValueError(f"vocab must be positive, got {vocab}")
-    total = 0.0
-    for partition in _partitions(length, vocab, length):
-        counts = np.array(partition + (0,) * (vocab - len(partition)))  # (V,), sorted
-        # count vectors that sort to `counts`: V! / prod(multiplicity of each value)!
-        arrangements = math.factorial(vocab)
-        for multiplicity in np.unique(counts, return_counts=True)[1]:
-            arrangements //= math.factorial(int(multiplicity))
+    vocab = check_count(vocab, "vocab", hint="such as 10")
+    length = check_count(
+        length, "length", minimum=2, maximum=MAX_CEILING_LENGTH, hint="even, such as 16"
+    )
+    if length % 2:
+        raise ValueError(
+            f"length must be even (an odd length has a middle token that is its own mirror), "
+            f"got {length}; pass e.g. {length + 1}"
+        )
+    # Exact rational arithmetic: the ceiling is numerator / (vocab**length * L (L - 1)).
+    numerator = 0
+    for partition in _partitions(length, min(vocab, length), length):
+        # count vectors that sort to this one: V! / ((V - parts)! prod(multiplicity)!)
+        arrangements = math.perm(vocab, len(partition))
+        multiplicities = Counter(partition)
+        for multiplicity in multiplicities.values():
+            arrangements //= math.factorial(multiplicity)
         sequences = math.factorial(length)  # sequences with one such count vector
         for count in partition:
             sequences //= math.factorial(count)
-        expected = 0.0
-        for token in np.flatnonzero(counts):
-            others = counts.copy()
-            others[token] -= 1
-            expected += counts[token] / length * others.max() / (length - 1)
-        total += arrangements * sequences * expected
-    return float(total / vocab**length)
+        # Sum over the tokens a of c_a * max_v c'_v: removing one copy of a lowers the
+        # maximum only when a is the unique most frequent token.
+        largest = partition[0]
+        runner_up = partition[1] if len(partition) > 1 else 0
+        hits = 0
+        for count, multiplicity in multiplicities.items():
+            unique_top = count == largest and multiplicity == 1
+            best = max(largest - 1, runner_up) if unique_top else largest
+            hits += multiplicity * count * best
+        numerator += arrangements * sequences * hits
+    return float(Fraction(numerator, vocab**length * length * (length - 1)))
 
 
 @dataclass
@@ -254,18 +357,46 @@ def fit_regression(
     record_every: int = 100,
 ) -> RegressionLog:
     """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a sinpe.nn.Module, got {type(model).__name__}")
+    inputs = check_float_array(inputs, "inputs", ndim=2)
+    targets = check_float_array(targets, "targets", ndim=2)
+    if inputs.shape[0] != targets.shape[0] or inputs.shape[0] == 0:
+        raise ValueError(
+            f"inputs and targets must have one row per example, got {inputs.shape} and "
+            f"{targets.shape}"
+        )
+    if eval_inputs is not None:
+        eval_inputs = check_float_array(eval_inputs, "eval_inputs", ndim=2)
+    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 500")
+    record_every = check_count(record_every, "record_every", hint="such as 100")
     optimizer = nn.Adam(model, lr=lr)
     log = RegressionLog()
     for step in range(1, steps + 1):
         model.zero_grad()
-        loss, grad = nn.mean_squared_error(model.forward(inputs), targets)
-        model.backward(grad)
-        optimizer.step()
+        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
+            prediction = model.forward(inputs)
+        if prediction.shape != targets.shape:
+            raise ValueError(
+                f"the model's outputs have shape {prediction.shape}, targets {targets.shape}; "
+                f"pass targets with one column per model output"
+            )
+        if not np.isfinite(prediction).all():
+            _check_not_diverged(model, math.nan, step)
+        loss, grad = nn.mean_squared_error(prediction, targets)
+        with np.errstate(all="ignore"):
+            model.backward(grad)
+            optimizer.step()
+        _check_not_diverged(model, loss, step)
         log.losses.append(loss)
         if eval_inputs is not None and (step % record_every == 0 or step == steps):
             log.steps.append(step)
             log.predictions.append(model.forward(eval_inputs))
     return log
+
+
+#: The PyTorch record shipped as package data (see :func:`recorded_layers`).
+RECORD_NAME = "torch_encoder_layer.npz"
 
 
 @dataclass(frozen=True)
@@ -296,13 +427,15 @@ class RecordedLayer:
         return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
 
 
-def recorded_layers(path: str | Path) -> tuple[str, list[RecordedLayer]]:
+def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedLayer]]:
     """Load encoder layers recorded with PyTorch by ``scripts/make_torch_fixtures.py``.
 
     Parameters
     ----------
-    path : str or Path
-        The ``.npz`` file (``tests/data/torch_encoder_layer.npz`` in the repository).
+    path : str or Path, optional
+        An ``.npz`` file written by that script. By default the record shipped
+        with sinpe (``sinpe/data/torch_encoder_layer.npz``, 16 layers), so this
+        works from an installed wheel, on Colab or Binder as in a clone.
 
     Returns
     -------
@@ -310,9 +443,36 @@ def recorded_layers(path: str | Path) -> tuple[str, list[RecordedLayer]]:
         The PyTorch version that computed the outputs.
     layers : list of RecordedLayer
         One per recorded case, sorted by case name.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither None, a string nor a path.
+    FileNotFoundError
+        If ``path`` names no file.
+
+    Examples
+    --------
+    >>> torch_version, layers = recorded_layers()
+    >>> len(layers), layers[0].case
+    (16, 'post-gelu-causal')
     """
-    with np.load(path) as record:
-        arrays = {key: record[key] for key in record.files}
+    if path is None:
+        source = resources.files("sinpe").joinpath("data", RECORD_NAME)
+        with resources.as_file(source) as file, np.load(file) as record:
+            arrays = {key: record[key] for key in record.files}
+    else:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(
+                f"path must be a file name or a pathlib.Path, got {type(path).__name__}; "
+                f"or leave it out to load the record shipped with sinpe"
+            )
+        if not Path(path).is_file():
+            raise FileNotFoundError(
+                f"no file {str(path)!r}; leave path out to load the record shipped with sinpe"
+            )
+        with np.load(path) as record:
+            arrays = {key: record[key] for key in record.files}
     cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
     layers = []
     for case in cases:

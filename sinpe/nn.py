@@ -23,7 +23,18 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_count
+from sinpe._validation import (
+    check_base,
+    check_choice,
+    check_count,
+    check_d_model,
+    check_dtype,
+    check_entries,
+    check_flag,
+    check_float_array,
+    check_integer_array,
+    check_real,
+)
 from sinpe.alibi import alibi_bias
 from sinpe.core import positional_encoding
 from sinpe.rope import apply_rope
@@ -54,42 +65,150 @@ __all__ = [
 
 ACTIVATIONS = ("relu", "gelu")
 
+#: What :class:`TokenModel` can do with positions.
+POSITION_SCHEMES = ("sinusoidal", "learned", "none", "rope", "alibi")
+
+#: Deepest :class:`TokenModel` accepted (a NumPy model this deep would not train anyway).
+MAX_LAYERS = 1024
+
 
 # ---------------------------------------------------------------------------
 # Functions
 
 
-def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax; ``-inf`` entries get probability 0."""
+# The kernels below are what the layers call on their own (already checked)
+# arrays; the public functions check their arguments first, then call them.
+
+
+def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     shifted = scores - np.max(scores, axis=axis, keepdims=True)
     weights = np.exp(shifted)
     return weights / np.sum(weights, axis=axis, keepdims=True)
 
 
-def relu(x: np.ndarray) -> np.ndarray:
+def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0)
 
 
-def relu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
+def _relu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
     return dout * (x > 0)
 
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
-    """Exact GELU, ``x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2))`` (PyTorch's default)."""
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype))
 
 
-def gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``d gelu / dx = Phi(x) + x phi(x)``."""
-    cdf = 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
-    pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+def _gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
+    cdf = 0.5 * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype))
+    with np.errstate(over="ignore"):  # x * x overflows only where exp(-x * x / 2) is 0 anyway
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
     return dout * (cdf + x * pdf)
 
 
-def softmax_cross_entropy(logits: np.ndarray, targets: npt.ArrayLike) -> tuple[float, np.ndarray]:
+def _pair(first: npt.ArrayLike, second: npt.ArrayLike, names: tuple[str, str]):
+    """Two finite float arrays of one shape (an output gradient and what it belongs to)."""
+    one = check_float_array(first, names[0])
+    two = check_float_array(second, names[1])
+    if one.shape != two.shape:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same shape, got {one.shape} and "
+            f"{two.shape}; pass the gradient of the output computed from {names[1]}"
+        )
+    return one, two
+
+
+def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along ``axis``; ``-inf`` entries get probability 0.
+
+    Parameters
+    ----------
+    scores : array_like of real
+        Finite scores, or ``-inf`` for entries that must get no weight.
+    axis : int, optional
+        The axis that sums to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``scores``; float64 unless ``scores`` is float32/float16.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For NaN or ``+inf`` scores, a slice that is all ``-inf`` (nothing to
+        normalise), or an axis ``scores`` does not have.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> softmax(np.array([0.0, np.log(3.0), -np.inf])).round(6).tolist()
+    [0.25, 0.75, 0.0]
+    """
+    values = check_float_array(scores, "scores", allow_negative_infinity=True)
+    where = check_count(axis, "axis", minimum=-max(values.ndim, 1), maximum=max(values.ndim, 1) - 1)
+    if values.ndim == 0 or values.shape[where] == 0:
+        raise ValueError(f"scores must have a non-empty axis {where}, got shape {values.shape}")
+    if np.all(values == -np.inf, axis=where).any():
+        raise ValueError(
+            "a slice of scores is -inf everywhere: every entry is masked and the softmax is "
+            "undefined; leave at least one finite score per slice"
+        )
+    return _softmax(values, axis=where)
+
+
+def relu(x: npt.ArrayLike) -> np.ndarray:
+    """``max(x, 0)`` entry by entry.
+
+    Examples
+    --------
+    >>> relu([-1.5, 0.0, 2.0]).tolist()
+    [0.0, 0.0, 2.0]
+    """
+    values = check_float_array(x, "x")
+    return _relu(values)
+
+
+def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
+    """The gradient through :func:`relu`: ``dout`` where ``x > 0``, else 0.
+
+    Examples
+    --------
+    >>> relu_backward([5.0, 5.0], [-1.0, 1.0]).tolist()
+    [0.0, 5.0]
+    """
+    gradient, values = _pair(dout, x, ("dout", "x"))
+    return _relu_backward(gradient, values)
+
+
+def gelu(x: npt.ArrayLike) -> np.ndarray:
+    """Exact GELU, ``x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2))`` (PyTorch's default).
+
+    Examples
+    --------
+    >>> round(float(gelu(1.0)), 6)  # Phi(1) = 0.841345
+    0.841345
+    """
+    return _gelu(check_float_array(x, "x"))
+
+
+def gelu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
+    """The gradient through :func:`gelu`: ``dout * (Phi(x) + x phi(x))``.
+
+    Examples
+    --------
+    >>> round(float(gelu_backward(1.0, 0.0)), 6)  # Phi(0) = 1/2
+    0.5
+    """
+    gradient, values = _pair(dout, x, ("dout", "x"))
+    return _gelu_backward(gradient, values)
+
+
+def softmax_cross_entropy(
+    logits: npt.ArrayLike, targets: npt.ArrayLike
+) -> tuple[float, np.ndarray]:
     """Mean cross-entropy over all tokens, and its gradient with respect to ``logits``.
 
     Parameters
@@ -110,13 +229,18 @@ def softmax_cross_entropy(logits: np.ndarray, targets: npt.ArrayLike) -> tuple[f
     >>> bool(np.isclose(loss, np.log(4)))
     True
     """
-    labels = np.asarray(targets)
-    if labels.dtype.kind not in "iu" or labels.shape != logits.shape[:-1]:
+    logits = check_float_array(logits, "logits")
+    if logits.ndim == 0 or logits.shape[-1] == 0:
+        raise ValueError(f"logits must have shape (..., V) with V >= 1, got {logits.shape}")
+    labels = check_integer_array(
+        targets, "targets", minimum=0, below=logits.shape[-1], hint="one class id per row"
+    )
+    if labels.shape != logits.shape[:-1]:
         raise ValueError(
-            f"targets must be integers of shape {logits.shape[:-1]}, got {labels.dtype} "
-            f"{labels.shape}"
+            f"targets must have shape {logits.shape[:-1]} (one class id per row of logits), "
+            f"got {labels.shape}"
         )
-    probs = softmax(logits)  # (..., V)
+    probs = _softmax(logits)  # (..., V)
     flat = probs.reshape(-1, probs.shape[-1])
     picked = flat[np.arange(flat.shape[0]), labels.reshape(-1)]
     loss = float(-np.mean(np.log(np.maximum(picked, np.finfo(probs.dtype).tiny))))
@@ -140,6 +264,10 @@ def attention_bias(
     as it is. ``key_padding_mask`` has shape ``(B, T)``; ``True`` marks padding
     keys that no query may attend to.
     """
+    batch = check_count(batch, "batch", hint="such as 8")
+    heads = check_count(heads, "heads", hint="such as 4")
+    length = check_count(length, "length", hint="such as 16")
+    dtype = check_dtype(dtype)
     bias = None
     if mask is not None:
         given = np.asarray(mask)
@@ -155,7 +283,7 @@ def attention_bias(
         if shaped.dtype == np.bool_:
             bias = np.where(shaped, -np.inf, 0.0).astype(dtype)
         elif shaped.dtype.kind == "f":
-            bias = shaped.astype(dtype)
+            bias = check_float_array(shaped, "mask", allow_negative_infinity=True).astype(dtype)
         else:
             raise TypeError(f"mask must be boolean or floating, got {shaped.dtype}")
     if key_padding_mask is not None:
@@ -236,11 +364,17 @@ class Linear(Module):
         super().__init__()
         d_in = check_count(d_in, "d_in", hint="such as 32 (the input width)")
         d_out = check_count(d_out, "d_out", hint="such as 32 (the output width)")
+        check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
         bound = 1.0 / math.sqrt(d_in)
         self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
+        d_in = self.params["weight"].shape[1]
+        if np.shape(x)[-1:] != (d_in,):
+            raise ValueError(
+                f"Linear({d_in}, ...) takes inputs of shape (..., {d_in}), got {np.shape(x)}"
+            )
         self._x = x  # (..., in)
         return x @ self.params["weight"].T + self.params["bias"]  # (..., out)
 
@@ -257,7 +391,9 @@ class LayerNorm(Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        self.eps = eps
+        d_model = check_count(d_model, "d_model", hint="such as 32")
+        check_entries((d_model,), what="LayerNorm(d_model)'s weight")
+        self.eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="such as 1e-5")
         self._add("weight", np.ones(d_model))  # (D,)
         self._add("bias", np.zeros(d_model))  # (D,)
 
@@ -298,8 +434,8 @@ class MultiHeadAttention(Module):
                 f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
                 f"among the divisors of d_model"
             )
-        if relative not in ("none", "rope", "alibi"):
-            raise ValueError(f"relative must be 'none', 'rope' or 'alibi', got {relative!r}")
+        check_choice(relative, "relative", ("none", "rope", "alibi"))
+        check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
         if relative == "rope" and (d_model // n_heads) % 2:
             raise ValueError(
                 f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
@@ -328,7 +464,7 @@ class MultiHeadAttention(Module):
         bias = attention_bias(mask, key_padding_mask, batch, heads, length, x.dtype)
         if bias is not None:
             scores = scores + bias
-        weights = softmax(scores)  # (B, H, T, T): row t = where query t looks
+        weights = _softmax(scores)  # (B, H, T, T): row t = where query t looks
         context = weights @ v  # (B, H, T, Dh)
         merged = context.transpose(0, 2, 1, 3).reshape(batch, length, width)  # (B, T, D)
         self._cache = (x, q, k, v, weights, scale)
@@ -387,10 +523,10 @@ class EncoderLayer(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
-        self.norm_first, self.activation = norm_first, activation
-        self.residual = bool(residual)
+        self.activation = check_choice(activation, "activation", ACTIVATIONS)
+        self.norm_first = check_flag(norm_first, "norm_first")
+        self.residual = check_flag(residual, "residual")
+        d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
         self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, relative=relative)
         self.children["linear1"] = Linear(d_model, d_ff, rng)
         self.children["linear2"] = Linear(d_ff, d_model, rng)
@@ -459,15 +595,15 @@ class EncoderLayer(Module):
     def _feed_forward(self, h: np.ndarray) -> np.ndarray:
         hidden = self.children["linear1"].forward(h)  # (B, T, F)
         self._hidden = hidden
-        act = relu(hidden) if self.activation == "relu" else gelu(hidden)
+        act = _relu(hidden) if self.activation == "relu" else _gelu(hidden)
         return self.children["linear2"].forward(act)  # (B, T, D)
 
     def _feed_forward_backward(self, dout: np.ndarray) -> np.ndarray:
         dact = self.children["linear2"].backward(dout)  # (B, T, F)
         if self.activation == "relu":
-            dhidden = relu_backward(dact, self._hidden)
+            dhidden = _relu_backward(dact, self._hidden)
         else:
-            dhidden = gelu_backward(dact, self._hidden)
+            dhidden = _gelu_backward(dact, self._hidden)
         return self.children["linear1"].backward(dhidden)  # (B, T, D)
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
@@ -514,10 +650,15 @@ class Embedding(Module):
         std: float | None = None,
     ):
         super().__init__()
-        self.factor = math.sqrt(d_model) if scale else 1.0
+        vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
+        d_model = check_count(d_model, "d_model", hint="such as 32")
+        check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
+        self.factor = math.sqrt(d_model) if check_flag(scale, "scale") else 1.0
         # Default entries N(0, 1/D): after the sqrt(D) scaling each vector has norm
         # about sqrt(D); PyTorch's nn.Embedding uses std 1.
-        std = d_model**-0.5 if std is None else std
+        if std is None:
+            std = d_model**-0.5
+        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="such as 0.02")
         self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
@@ -546,9 +687,15 @@ class PositionalEncoding(Module):
         base: float = 10000.0,
     ) -> None:
         super().__init__()
-        if kind not in self.KINDS:
-            raise ValueError(f"kind must be one of {self.KINDS}, got {kind!r}")
-        self.kind, self.d_model, self.max_len, self.base = kind, d_model, max_len, base
+        check_choice(kind, "kind", self.KINDS)
+        # The sinusoids fill (sin, cos) pairs, so their width must be even.
+        d_model = (
+            check_d_model(d_model) if kind == "sinusoidal" else check_count(d_model, "d_model")
+        )
+        max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
+        if kind == "learned":
+            check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
+        self.kind, self.d_model, self.max_len, self.base = kind, d_model, max_len, check_base(base)
         if kind == "learned":
             self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))
 
@@ -557,7 +704,9 @@ class PositionalEncoding(Module):
         if self.kind == "none":
             return x
         if self.kind == "sinusoidal":
-            return x + positional_encoding(np.arange(length), self.d_model, self.base)
+            return x + positional_encoding(np.arange(length), self.d_model, self.base).astype(
+                x.dtype
+            )
         if length > self.max_len:
             raise ValueError(
                 f"a learned position table has {self.max_len} rows; it cannot encode "
@@ -601,7 +750,19 @@ class TokenModel(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        rng = np.random.default_rng(seed)
+        check_choice(positions, "positions", POSITION_SCHEMES)
+        n_layers = check_count(
+            n_layers, "n_layers", minimum=0, maximum=MAX_LAYERS, hint="such as 2"
+        )
+        if n_outputs is not None:
+            n_outputs = check_count(n_outputs, "n_outputs", hint="such as 10 (the classes)")
+        rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
+        self.vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
+        check_flag(scale_embeddings, "scale_embeddings")
+        check_flag(residual, "residual")
+        check_choice(activation, "activation", ACTIVATIONS)
+        if embedding_std is not None:
+            check_real(embedding_std, "embedding_std", minimum=0.0, strict_minimum=True)
         self.children["embedding"] = Embedding(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
@@ -619,13 +780,19 @@ class TokenModel(Module):
                 relative=relative,
                 residual=residual,
             )
-        self.n_layers, self.norm_first = n_layers, norm_first
+        self.n_layers, self.norm_first = n_layers, check_flag(norm_first, "norm_first")
         if norm_first:
             self.children["norm"] = LayerNorm(d_model)
         self.children["head"] = Linear(d_model, n_outputs or vocab, rng)
 
+    def _ids(self, tokens: npt.ArrayLike) -> np.ndarray:
+        """``tokens`` checked: integer ids in ``[0, vocab)``, shape ``(B, T)``."""
+        return check_integer_array(
+            tokens, "tokens", ndim=2, minimum=0, below=self.vocab, hint="np.array([[1, 2, 3]])"
+        )
+
     def forward(self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None) -> np.ndarray:
-        ids = np.asarray(tokens)
+        ids = self._ids(tokens)
         h = self.children["position"].forward(self.children["embedding"].forward(ids))
         for index in range(self.n_layers):
             h = self.children[f"layers.{index}"].forward(h, mask, key_padding_mask)
@@ -643,7 +810,7 @@ class TokenModel(Module):
         layer ``k - 1`` (before the final LayerNorm of a pre-LN model). Runs a
         forward pass, so the caches for ``backward`` are those of these tokens.
         """
-        ids = np.asarray(tokens)
+        ids = self._ids(tokens)
         h = self.children["position"].forward(self.children["embedding"].forward(ids))
         states = [h]
         for index in range(self.n_layers):
@@ -670,10 +837,20 @@ class MLP(Module):
         self, sizes: list[int], rng: np.random.Generator, *, output: str = "linear"
     ) -> None:
         super().__init__()
-        if output not in ("linear", "sigmoid"):
-            raise ValueError(f"output must be 'linear' or 'sigmoid', got {output!r}")
+        check_choice(output, "output", ("linear", "sigmoid"))
+        if not isinstance(sizes, (list, tuple, np.ndarray)):
+            raise TypeError(
+                f"sizes must be a list of layer widths, got {type(sizes).__name__}; "
+                f"pass e.g. [2, 64, 1]"
+            )
+        sizes = [
+            check_count(size, f"sizes[{i}]", hint="such as 64") for i, size in enumerate(sizes)
+        ]
         if len(sizes) < 2:
-            raise ValueError(f"sizes needs at least an input and an output width, got {sizes}")
+            raise ValueError(
+                f"sizes needs at least an input and an output width, got {sizes}; "
+                f"pass e.g. [2, 64, 1]"
+            )
         self.output, self.depth = output, len(sizes) - 1
         for index, (d_in, d_out) in enumerate(itertools.pairwise(sizes)):
             self.children[f"layers.{index}"] = Linear(d_in, d_out, rng)
@@ -685,7 +862,7 @@ class MLP(Module):
             h = self.children[f"layers.{index}"].forward(h)
             if index < self.depth - 1:
                 self._pre.append(h)
-                h = relu(h)
+                h = _relu(h)
         if self.output == "sigmoid":
             h = 1.0 / (1.0 + np.exp(-h))
             self._out = h
@@ -696,7 +873,7 @@ class MLP(Module):
             dout = dout * self._out * (1.0 - self._out)
         for index in reversed(range(self.depth)):
             if index < self.depth - 1:
-                dout = relu_backward(dout, self._pre[index])
+                dout = _relu_backward(dout, self._pre[index])
             dout = self.children[f"layers.{index}"].backward(dout)
         return dout
 
@@ -741,26 +918,39 @@ def linear_probe(
     >>> linear_probe(x[:100], y[:100], x[100:], y[100:]) > 0.8
     True
     """
-    x, z_test = np.asarray(features, dtype=float), np.asarray(test_features, dtype=float)
-    y, y_test = np.asarray(labels), np.asarray(test_labels)
-    if x.ndim != 2 or z_test.ndim != 2 or x.shape[1] != z_test.shape[1]:
+    x = check_float_array(features, "features", ndim=2).astype(np.float64)
+    z_test = check_float_array(test_features, "test_features", ndim=2).astype(np.float64)
+    if x.shape[0] == 0 or x.shape[1] != z_test.shape[1]:
         raise ValueError(
-            f"features must be (N, F) and (M, F) arrays, got {x.shape} and {z_test.shape}"
+            f"features must be (N, F) and test_features (M, F) arrays with N >= 1, "
+            f"got {x.shape} and {z_test.shape}"
         )
+    y = check_integer_array(labels, "labels", ndim=1, hint="np.array([0, 1, 1, 0])")
+    y_test = check_integer_array(test_labels, "test_labels", ndim=1, hint="np.array([0, 1])")
     if y.shape != x.shape[:1] or y_test.shape != z_test.shape[:1]:
-        raise ValueError("labels must give one label per row of features")
-    if not ridge > 0:
-        raise ValueError(f"ridge must be positive, got {ridge!r}")
+        raise ValueError(
+            f"labels must give one label per row of features: got {y.shape[0]} labels for "
+            f"{x.shape[0]} rows and {y_test.shape[0]} test labels for {z_test.shape[0]} rows"
+        )
+    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
     classes, codes = np.unique(y, return_inverse=True)
-    mean = x.mean(axis=0)
-    spread = x.std(axis=0)
-    spread[spread == 0] = 1.0
-    z = (x - mean) / spread  # (N, F)
+    with np.errstate(all="ignore"):  # overflow is reported below, in words
+        mean = x.mean(axis=0)
+        spread = x.std(axis=0)
+        # A constant column varies only by the rounding of its mean: only centre it.
+        spread[spread <= 1e-12 * np.abs(mean)] = 1.0
+        z = (x - mean) / spread  # (N, F)
+        z_new = (z_test - mean) / spread  # (M, F)
+    if not (np.isfinite(spread).all() and np.isfinite(z).all() and np.isfinite(z_new).all()):
+        raise ValueError(
+            "standardising the features overflows float64 (entries near 1e154 or beyond); "
+            "rescale the features"
+        )
     targets = np.eye(classes.size)[codes]  # (N, C)
     offset = targets.mean(axis=0)
     gram = z.T @ z / len(z) + ridge * np.eye(z.shape[1])  # (F, F)
     weights = np.linalg.solve(gram, z.T @ (targets - offset) / len(z))  # (F, C)
-    scores = ((z_test - mean) / spread) @ weights + offset  # (M, C)
+    scores = z_new @ weights + offset  # (M, C)
     return float(np.mean(classes[scores.argmax(axis=1)] == y_test))
 
 
@@ -815,14 +1005,18 @@ def position_probes(
     >>> [round(accuracy, 2) for accuracy in position_probes(content, n_train=30, max_offset=3)]
     [0.1, 0.15]
     """
-    h = np.asarray(states, dtype=float)
-    if h.ndim != 3:
-        raise ValueError(f"states must have shape (B, T, D), got {h.shape}")
+    h = check_float_array(states, "states", ndim=3).astype(np.float64)
     batch, length, width = h.shape
-    if not 0 < n_train < batch:
-        raise ValueError(f"n_train must be between 1 and {batch - 1}, got {n_train}")
-    if not 0 < max_offset < length:
-        raise ValueError(f"max_offset must be between 1 and {length - 1}, got {max_offset}")
+    if batch < 2 or length < 2 or width < 1:
+        raise ValueError(
+            f"states must have shape (B, T, D) with B >= 2 sequences, T >= 2 positions and "
+            f"D >= 1, got {h.shape}"
+        )
+    n_train = check_count(n_train, "n_train", maximum=batch - 1, hint="below the batch size")
+    max_offset = check_count(max_offset, "max_offset", maximum=length - 1, hint="such as 4")
+    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+    pairs_per_sequence = int(np.sum(length - np.arange(1, max_offset + 1))) * 2
+    check_entries((batch, pairs_per_sequence, (width + 1) ** 2), what="the offset probe's pairs")
     train, test = h[:n_train], h[n_train:]
     positions = np.arange(length)
 
@@ -845,10 +1039,32 @@ def position_probes(
     )
 
 
-def mean_squared_error(prediction: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
-    """Mean of squared errors over all entries, and its gradient with respect to ``prediction``."""
-    difference = prediction - target
-    return float(np.mean(difference**2)), 2.0 * difference / difference.size
+def mean_squared_error(
+    prediction: npt.ArrayLike, target: npt.ArrayLike
+) -> tuple[float, np.ndarray]:
+    """Mean of squared errors over all entries, and its gradient with respect to ``prediction``.
+
+    Raises ``ValueError`` for arrays of different shapes (no broadcasting), NaN or
+    infinite entries, and a squared error beyond float64's range.
+
+    Examples
+    --------
+    >>> loss, grad = mean_squared_error([1.0, 3.0], [0.0, 0.0])
+    >>> loss, grad.tolist()
+    (5.0, [1.0, 3.0])
+    """
+    predicted, wanted = _pair(prediction, target, ("prediction", "target"))
+    if predicted.size == 0:
+        raise ValueError("prediction and target are empty; pass at least one value")
+    with np.errstate(over="ignore"):
+        difference = predicted - wanted
+        loss = float(np.mean(difference**2))
+    if not math.isfinite(loss) or not np.isfinite(difference).all():
+        raise ValueError(
+            "the squared error overflows float64 (prediction and target differ by more "
+            "than about 1e154); rescale the targets or lower the learning rate"
+        )
+    return loss, 2.0 * difference / difference.size
 
 
 class Adam:
@@ -861,6 +1077,18 @@ class Adam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
     ) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
+        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(
+                f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
+            )
+        betas = tuple(
+            check_real(beta, f"betas[{i}]", minimum=0.0, maximum=1.0, strict_maximum=True)
+            for i, beta in enumerate(betas)
+        )
+        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="such as 1e-8")
         self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
         self.step_count = 0
         self.moments = {
@@ -893,6 +1121,11 @@ def check_gradients(
     entry. Values near 1e-9 mean agreement; a wrong backward pass gives O(1).
     Run it in float64, on small shapes: it perturbs every entry twice.
     """
+    if not isinstance(module, Module):
+        raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
+    inputs = check_float_array(inputs, "inputs")
+    delta = check_real(delta, "delta", minimum=0.0, maximum=1.0, strict_minimum=True)
+    seed = check_count(seed, "seed", minimum=0, hint="such as 0")
     run = forward or module.forward
     weights = np.random.default_rng(seed).normal(size=run(inputs).shape)
 

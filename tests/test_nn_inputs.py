@@ -1,0 +1,169 @@
+"""Bad input to sinpe.nn and sinpe.experiments gets a clear error (issue 16, part 3).
+
+The Hypothesis sweep in test_hostile.py checks "a clear error or a finite
+result" for every public callable; these tests pin the words of the errors a
+user is most likely to meet, and the results that must not change silently.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from sinpe import experiments, nn
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _model(**options):
+    return nn.TokenModel(vocab=5, d_model=8, n_heads=2, d_ff=16, n_layers=1, **options)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: nn.TokenModel(5, 8, 2, 16, 1, positions="alibi "), ValueError, "positions"),
+        (lambda: nn.TokenModel(5, 8, 2, 16, 2**40), ValueError, "n_layers"),
+        (lambda: nn.TokenModel(5, 8, 2, 16, 1, scale_embeddings="no"), TypeError, "scale_emb"),
+        (lambda: nn.TokenModel(5, 8, 2, 16, 1, embedding_std=math.nan), ValueError, "embedding"),
+        (lambda: nn.Embedding(5, 8, _rng(), scale=True, std=-1.0), ValueError, "std"),
+        (lambda: nn.LayerNorm(8, eps=0.0), ValueError, "eps"),
+        (lambda: nn.LayerNorm(8, eps=math.inf), ValueError, "eps"),
+        (lambda: nn.PositionalEncoding("sinusoidal", 7, 8, _rng()), ValueError, "even"),
+        (lambda: nn.PositionalEncoding("learned", 8, 0, _rng()), ValueError, "max_len"),
+        (lambda: nn.PositionalEncoding("sinusoidal", 8, 8, _rng(), 1.0), ValueError, "base"),
+        (lambda: nn.EncoderLayer(8, 2, 16, _rng(), norm_first="yes"), TypeError, "norm_first"),
+        (lambda: nn.EncoderLayer(8, 2, 0, _rng()), ValueError, "d_ff"),
+        (lambda: nn.MLP("2,4,1", _rng()), TypeError, "sizes"),
+        (lambda: nn.MLP([2, 0, 1], _rng()), ValueError, r"sizes\[1\]"),
+        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), lr=-1.0), ValueError, "lr"),
+        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), betas=(0.9, 1.0)), ValueError, "betas"),
+        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), eps=0.0), ValueError, "eps"),
+        (lambda: nn.Linear(10**6, 10**6, _rng()), ValueError, "entries"),
+        (lambda: nn.attention_bias(None, None, 1, 0, 3), ValueError, "heads"),
+        (lambda: nn.attention_bias(None, None, 1, 2, 3, np.int8), TypeError, "dtype"),
+    ],
+)
+def test_constructors_name_the_bad_argument(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_token_model_lists_every_position_scheme():
+    with pytest.raises(ValueError) as caught:
+        nn.TokenModel(5, 8, 2, 16, 1, positions="alibi ")
+    assert "kind" not in str(caught.value)  # the caller never passed `kind`
+    for scheme in ("sinusoidal", "learned", "none", "rope", "alibi"):
+        assert repr(scheme) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "error", "words"),
+    [
+        (np.array([[1.0, 2.0]]), TypeError, "integers"),
+        (np.array([[1, -1]]), ValueError, ">= 0"),  # would index the table from its end
+        (np.array([[1, 5]]), ValueError, "below 5"),
+        (np.array([1, 2]), ValueError, "2 dimensions"),
+        (np.zeros((1, 0), dtype=int), ValueError, "non-empty"),
+    ],
+)
+def test_token_ids_are_checked(tokens, error, words):
+    model = _model()
+    for call in (
+        lambda: model.forward(tokens),
+        lambda: experiments.token_accuracy(model, tokens, tokens),
+        lambda: experiments.attention_peak(model, tokens),
+    ):
+        with pytest.raises(error, match=words):
+            call()
+
+
+def test_permutation_must_be_one():
+    model, tokens = _model(), np.array([[1, 2, 3]])
+    with pytest.raises(ValueError, match="exactly once"):
+        experiments.equivariance_gap(model, tokens, np.array([0, 0, 1]))
+    assert experiments.equivariance_gap(model, tokens, np.array([2, 0, 1])) >= 0
+
+
+def test_attention_peak_checks_the_layer():
+    with pytest.raises(ValueError, match="layer"):
+        experiments.attention_peak(_model(), np.array([[1, 2]]), layer=1)
+
+
+def test_softmax():
+    # hand values: e^0 : e^ln3 : 0 = 1 : 3 : 0
+    assert nn.softmax([0.0, math.log(3.0), -math.inf]).tolist() == pytest.approx([0.25, 0.75, 0])
+    with pytest.raises(ValueError, match="-inf everywhere"):
+        nn.softmax(np.array([[0.0, 1.0], [-np.inf, -np.inf]]))
+    with pytest.raises(ValueError, match="finite"):
+        nn.softmax([0.0, math.nan])
+    with pytest.raises(ValueError, match="axis"):
+        nn.softmax(np.zeros((2, 3)), axis=2)
+
+
+def test_activations_and_losses_refuse_mismatched_shapes():
+    with pytest.raises(ValueError, match="same shape"):
+        nn.relu_backward(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="same shape"):
+        nn.gelu_backward(np.ones((2, 3)), np.ones(3))
+    with pytest.raises(ValueError, match="same shape"):
+        nn.mean_squared_error(np.ones(2), np.ones(1))  # would broadcast silently
+    with pytest.raises(ValueError, match="overflows"):
+        nn.mean_squared_error(np.array([1e300]), np.array([-1e300]))
+    with pytest.raises(ValueError, match="targets"):
+        nn.softmax_cross_entropy(np.zeros((2, 3)), np.array([0, 3]))  # class 3 of 3
+
+
+def test_gelu_of_a_scalar_and_of_huge_values():
+    # Phi(1) = (1 + erf(1/sqrt 2)) / 2, erf(0.70710678...) = 0.68268949213708590 (mpmath)
+    assert float(nn.gelu(1.0)) == pytest.approx(0.5 * (1 + 0.6826894921370859), rel=1e-15)
+    # Far out GELU is the identity (or 0) and its slope 1 (or 0), with no overflow warning.
+    assert nn.gelu(np.array([-1e300, 1e300])).tolist() == [-0.0, 1e300]
+    assert nn.gelu_backward(np.ones(2), np.array([-1e300, 1e300])).tolist() == [0.0, 1.0]
+
+
+def test_check_gradients_checks_its_step():
+    with pytest.raises(ValueError, match="delta"):
+        nn.check_gradients(nn.Linear(2, 2, _rng()), np.ones((3, 2)), delta=0.0)
+
+
+def test_diverging_training_raises_in_words():
+    model = nn.MLP([1, 4, 1], _rng())
+    x = np.linspace(-1, 1, 8)[:, None]
+    with pytest.raises(ValueError, match="diverged"):
+        experiments.fit_regression(model, x, x, steps=50, lr=1e200)
+
+
+def test_fit_regression_refuses_targets_of_the_wrong_width():
+    with pytest.raises(ValueError, match="one column per model output"):
+        experiments.fit_regression(
+            nn.MLP([1, 4, 1], _rng()), np.ones((5, 1)), np.ones((5, 2)), steps=1
+        )
+
+
+def test_linear_probe_ignores_a_feature_that_varies_only_by_rounding():
+    # Training rows: the feature is 0.1 plus one ULP exactly for label 1, so a probe
+    # that standardised it would read the label from rounding noise; the test rows
+    # flip it. A feature constant to 1e-12 of its size carries no information, so
+    # the probe must predict the majority training label (0: three of five rows).
+    ulp = math.ulp(0.1)
+    train_labels = np.array([0, 0, 0, 1, 1])
+    features = (0.1 + ulp * train_labels)[:, None]
+    test_labels = np.array([0, 1, 1, 1])
+    test_features = (0.1 + ulp * (1 - test_labels))[:, None]
+    accuracy = nn.linear_probe(features, train_labels, test_features, test_labels)
+    assert accuracy == 0.25  # only the single test row labelled 0 is right
+
+
+def test_reversal_ceiling_limits_and_huge_vocabularies():
+    with pytest.raises(ValueError, match="at most 48"):
+        experiments.reversal_ceiling(10, 50)
+    with pytest.raises(TypeError, match="vocab"):
+        experiments.reversal_ceiling(10.0, 4)
+    # With 2**62 token ids every sequence has distinct tokens (up to 1e-17): the
+    # mirrored token is one of the other L - 1, each seen once, so 1 / (L - 1).
+    assert experiments.reversal_ceiling(2**62, 8) == pytest.approx(1 / 7, rel=1e-12)
