@@ -1,7 +1,8 @@
 """Record what torch.nn.TransformerEncoderLayer computes, for tests/test_nn_torch.py.
 
 PyTorch is not a dependency of sinpe. This script runs once, in an environment
-that has it, and stores inputs, weights and outputs in tests/data/:
+that has it, and stores inputs, weights and outputs in sinpe/data/ (package data,
+loaded by sinpe.experiments.recorded_layers):
 
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch numpy
     /tmp/torchenv/bin/python scripts/make_torch_fixtures.py
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "torch_encoder_layer.npz"
+OUT = Path(__file__).resolve().parent.parent / "sinpe" / "data" / "torch_encoder_layer.npz"
 D_MODEL, N_HEADS, D_FF, BATCH, LENGTH = 16, 4, 32, 2, 5
 
 

@@ -1,8 +1,9 @@
 """EncoderLayer.from_state_dict computes what torch.nn.TransformerEncoderLayer computes.
 
 The expected outputs were recorded with PyTorch by scripts/make_torch_fixtures.py
-(tests/data/torch_encoder_layer.npz); PyTorch itself is not needed to run these
-tests. When torch is importable, one more test compares live on fresh weights.
+(sinpe/data/torch_encoder_layer.npz, shipped as package data); PyTorch itself is
+not needed to run these tests. When torch is importable, one more test compares
+live on fresh weights.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from sinpe import experiments, nn
 
-FIXTURE_PATH = Path(__file__).parent / "data" / "torch_encoder_layer.npz"
+FIXTURE_PATH = Path(__file__).parent.parent / "sinpe" / "data" / "torch_encoder_layer.npz"
 FIXTURES = np.load(FIXTURE_PATH)
 CASES = sorted({key.split("/")[0] for key in FIXTURES.files if "/" in key})
 

@@ -34,6 +34,10 @@ for name in sys.argv[1:]:
 import sinpe, numpy as np
 result["typed"] = resources.files("sinpe").joinpath("py.typed").is_file()
 result["table"] = float(sinpe.positional_encoding(1, 8)[0])
+import sinpe.experiments
+version, layers = sinpe.experiments.recorded_layers()  # the record is package data
+worst = max(float(np.abs(case.run() - case.outputs).max()) for case in layers)
+result["recorded"] = [version, len(layers), worst]
 try:
     sinpe.analysis.reference_encoding([1.0], 2)
     result["reference"] = "ok"
@@ -84,6 +88,8 @@ def test_numpy_only_install_imports_and_names_the_extras(wheel, tmp_path):
     assert "sinpe[reference]" in found["reference"]
     assert found["typed"] is True
     assert found["table"] == pytest.approx(0.8414709848078965, abs=1e-15)
+    version, count, worst = found["recorded"]
+    assert version.startswith("2.") and count == 16 and worst < 1e-4, found["recorded"]
 
 
 def test_install_with_every_extra_imports_everything(wheel, tmp_path):
