@@ -12,10 +12,12 @@ executes it with nbclient (no timing metadata) and writes the twin beside it,
 so regenerating an unchanged chapter gives a byte-identical file. ``check``
 fails when a twin is missing, its cells differ from the ``.md`` in type,
 source or metadata tags, or a code cell was never executed. ``validate`` runs
-nbval on the twins with the same deterministic environment; with
-``--elsewhere`` it is the portability check: NumPy limited to its baseline
-SIMD level, another libm and perturbed random floats
-(``tests/portability/startup.py``), and the committed outputs must still match.
+nbval on the twins with the same deterministic environment, plus the figure
+check of ``scripts/nbval_figures.py`` (every PNG a cell draws against the
+committed one, which nbval itself skips); with ``--elsewhere`` it is the
+portability check: NumPy limited to its baseline SIMD level, another libm and
+perturbed random floats (``tests/portability/startup.py``), and the committed
+outputs, figures included, must still match.
 """
 
 from __future__ import annotations
@@ -47,17 +49,23 @@ DETERMINISTIC_ENV = {
 #: IPython startup file that makes a kernel compute as another machine would.
 ELSEWHERE_STARTUP = ROOT / "tests" / "portability" / "startup.py"
 
-#: The nbval command (paths are appended).
+#: The nbval command (paths are appended). ``scripts/nbval_figures.py`` adds the figure
+#: comparison that nbval lacks (it skips PNG outputs).
 NBVAL = [
     "-m",
     "pytest",
     "-p",
     "no:cacheprovider",
+    "-p",
+    "scripts.nbval_figures",
     "--nbval",
     "--nbval-current-env",
     "--nbval-sanitize-with",
     str(ROOT / "tests" / "nbval_sanitize.cfg"),
 ]
+
+#: Where the figure check saves failing figures (one folder per run: they run side by side).
+FIGURE_DIFFS = ROOT / "_build" / "figure-diffs"
 
 #: The notebook that collects the chapters' verdicts (built after them).
 LEDGER = "claims_ledger"
@@ -214,7 +222,8 @@ def validate(paths: list[Path], *, elsewhere: bool) -> int:
             )
         else:
             env = {**os.environ, **DETERMINISTIC_ENV}
-        return subprocess.call([sys.executable, *NBVAL, *targets], env=env, cwd=ROOT)
+        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / ("elsewhere" if elsewhere else "native"))]
+        return subprocess.call([sys.executable, *NBVAL, *diffs, *targets], env=env, cwd=ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
