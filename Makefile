@@ -7,14 +7,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB := $(BIN)/jupyter-book build . -W -n --keep-going
 
-# Deterministic execution for generating and validating notebooks.
-export PYTHONHASHSEED := 0
-export OMP_NUM_THREADS := 1
-export OPENBLAS_NUM_THREADS := 1
-export MKL_NUM_THREADS := 1
-export SOURCE_DATE_EPOCH := 0
-export IPYKERNEL_CELL_NAME := <IPY-INPUT>
-export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# Notebooks are executed (make twins) and validated (make nbval, portability) in the
+# deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
 .PHONY: book test lint unit twins twins-check notebooks nbval portability book-strict browser \
 	lock clean

@@ -79,6 +79,7 @@ def main() -> None:
                 if key_padding is not None:
                     arrays[f"{case}/key_padding_mask"] = key_padding.numpy()
     arrays["torch_version"] = np.array(torch.__version__)
+    arrays["n_heads"] = np.array(N_HEADS)  # read back by sinpe.experiments.recorded_layers
     np.savez_compressed(OUT, **arrays)
     print(f"wrote {len(arrays)} arrays to {OUT} with torch {torch.__version__}")
 

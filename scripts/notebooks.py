@@ -44,6 +44,7 @@ DETERMINISTIC_ENV = {
     "MKL_NUM_THREADS": "1",
     "SOURCE_DATE_EPOCH": "0",
     "IPYKERNEL_CELL_NAME": "<IPY-INPUT>",
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",
 }
 
 #: IPython startup file that makes a kernel compute as another machine would.

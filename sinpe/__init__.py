@@ -12,7 +12,13 @@ The core (this namespace) needs only NumPy:
 - :func:`encode` and :data:`CONVENTIONS` -- tables as real code bases compute
   them (paper, tensor2tensor, whisper, fairseq, hf-marian, marian-nmt,
   guided-diffusion).
+
+The other modules load on first use, so ``sinpe.rope.apply_rope`` works after a
+plain ``import sinpe``; ``sinpe.symbolic`` and ``sinpe.plotting`` need the
+``symbolic`` and ``plot`` extras and say so when they are missing.
 """
+
+import importlib
 
 from sinpe._validation import LAYOUTS, PrecisionWarning
 from sinpe.conventions import (
@@ -36,6 +42,33 @@ from sinpe.core import (
 )
 
 __version__ = "0.1.0"
+
+#: Modules loaded on first attribute access (``sinpe.nn``, ``sinpe.rope``, ...).
+SUBMODULES = (
+    "alibi",
+    "analysis",
+    "checks",
+    "claims",
+    "conventions",
+    "core",
+    "experiments",
+    "fourier",
+    "nn",
+    "plotting",
+    "rope",
+    "symbolic",
+)
+
+
+def __getattr__(name: str):
+    if name in SUBMODULES:
+        return importlib.import_module(f"sinpe.{name}")
+    raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *SUBMODULES})
+
 
 __all__ = [
     "CONVENTIONS",

@@ -27,12 +27,10 @@ from sinpe._validation import (
 )
 
 __all__ = [
-    "TASKS",
     "RecordedLayer",
     "RegressionLog",
     "TrainingLog",
     "attention_peak",
-    "causal_mask",
     "equivariance_gap",
     "fit_regression",
     "previous_token_task",
@@ -95,16 +93,6 @@ def previous_token_task(
     return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
 
 
-TASKS: dict[str, Task] = {"reversal": reversal_task, "previous token": previous_token_task}
-
-
-def causal_mask(length: int) -> np.ndarray:
-    """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead."""
-    length = check_count(length, "length", hint="such as 16")
-    check_entries((length, length), what="the causal mask (length, length)")
-    return np.triu(np.ones((length, length), dtype=bool), 1)
-
-
 def token_accuracy(
     model: nn.TokenModel,
     tokens: np.ndarray,
@@ -119,7 +107,7 @@ def token_accuracy(
     if wanted.shape != ids.shape:
         raise ValueError(f"targets must have the shape of tokens, {ids.shape}, got {wanted.shape}")
     per_position = check_flag(per_position, "per_position")
-    mask = causal_mask(ids.shape[-1]) if check_flag(causal, "causal") else None
+    mask = nn.causal_mask(ids.shape[-1]) if check_flag(causal, "causal") else None
     correct = model.forward(ids, mask=mask).argmax(axis=-1) == wanted  # (B, T)
     return correct.mean(axis=0) if per_position else float(correct.mean())
 
@@ -181,39 +169,58 @@ def train(
     eval_every = check_count(eval_every, "eval_every", hint="such as 50")
     vocab = check_count(vocab, "vocab", maximum=model.vocab, hint="up to the model's vocab")
     causal = check_flag(causal, "causal")
-    optimizer = nn.Adam(model, lr=lr)
     rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
     log = TrainingLog()
-    mask = causal_mask(length) if causal else None
+    mask = nn.causal_mask(length) if causal else None
     if held_out is not None:
         if not isinstance(held_out, tuple) or len(held_out) != 2:
             raise TypeError("held_out must be a pair (tokens, targets) of (B, T) integer arrays")
         token_accuracy(model, *held_out, causal=causal)  # checks them before training
-    for step in range(1, steps + 1):
+
+    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
         tokens, targets = task(rng, batch, length, vocab)
-        model.zero_grad()
-        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
-            loss, dlogits = nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
-            model.backward(dlogits)
-            optimizer.step()
-        _check_not_diverged(model, loss, step)
+        return nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
+
+    def record(step: int, loss: float) -> None:
         log.losses.append(loss)
         if held_out is not None and (step % eval_every == 0 or step == steps):
             log.eval_steps.append(step)
             log.eval_accuracy.append(token_accuracy(model, *held_out, causal=causal))
+
+    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
 
 
-def _check_not_diverged(model: nn.Module, loss: float, step: int) -> None:
-    """Raise when a training step left a NaN or infinite loss or parameter."""
-    finite = math.isfinite(loss) and all(
-        np.isfinite(value).all() for _, value, _ in model.named_parameters()
-    )
-    if not finite:
-        raise ValueError(
-            f"training diverged at step {step}: the loss or a parameter is no longer finite; "
-            f"lower lr (e.g. to 1e-3) or rescale the data"
+def _adam(
+    model: nn.Module,
+    loss_and_gradient: Callable[[int], tuple[float, np.ndarray]],
+    record: Callable[[int, float], None],
+    *,
+    steps: int,
+    lr: float,
+) -> None:
+    """The training loop of :func:`train` and :func:`fit_regression`: Adam, full steps.
+
+    Each step zeroes the gradients, computes the loss and its gradient with
+    respect to the model's output, back-propagates, updates, checks that the
+    loss and every parameter are still finite, then calls ``record(step, loss)``.
+    """
+    optimizer = nn.Adam(model, lr=lr)
+    for step in range(1, steps + 1):
+        model.zero_grad()
+        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
+            loss, gradient = loss_and_gradient(step)
+            model.backward(gradient)
+            optimizer.step()
+        finite = math.isfinite(loss) and all(
+            np.isfinite(value).all() for _, value, _ in model.named_parameters()
         )
+        if not finite:
+            raise ValueError(
+                f"training diverged at step {step}: the loss or a parameter is no longer "
+                f"finite; lower lr (e.g. to 1e-3) or rescale the data"
+            )
+        record(step, loss)
 
 
 def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
@@ -235,7 +242,7 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
         raise ValueError("model has no layers, so no attention to measure")
     layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
     model.forward(ids)
-    weights = model.children[f"layers.{layer}"].children["self_attn"].attention_weights
+    weights = model.layers[layer].self_attn.attention_weights
     return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
 
 
@@ -370,28 +377,26 @@ def fit_regression(
         eval_inputs = check_float_array(eval_inputs, "eval_inputs", ndim=2)
     steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 500")
     record_every = check_count(record_every, "record_every", hint="such as 100")
-    optimizer = nn.Adam(model, lr=lr)
     log = RegressionLog()
-    for step in range(1, steps + 1):
-        model.zero_grad()
-        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
-            prediction = model.forward(inputs)
+
+    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
+        prediction = model.forward(inputs)
         if prediction.shape != targets.shape:
             raise ValueError(
                 f"the model's outputs have shape {prediction.shape}, targets {targets.shape}; "
                 f"pass targets with one column per model output"
             )
         if not np.isfinite(prediction).all():
-            _check_not_diverged(model, math.nan, step)
-        loss, grad = nn.mean_squared_error(prediction, targets)
-        with np.errstate(all="ignore"):
-            model.backward(grad)
-            optimizer.step()
-        _check_not_diverged(model, loss, step)
+            return math.nan, np.zeros_like(prediction)  # reported as a divergence
+        return nn.mean_squared_error(prediction, targets)
+
+    def record(step: int, loss: float) -> None:
         log.losses.append(loss)
         if eval_inputs is not None and (step % record_every == 0 or step == steps):
             log.steps.append(step)
             log.predictions.append(model.forward(eval_inputs))
+
+    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
 
 
@@ -473,6 +478,12 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
             )
         with np.load(path) as record:
             arrays = {key: record[key] for key in record.files}
+    if "n_heads" not in arrays or "torch_version" not in arrays:
+        raise ValueError(
+            "the file is not a record of scripts/make_torch_fixtures.py (no 'n_heads' or "
+            "'torch_version'); leave path out to load the record shipped with sinpe"
+        )
+    n_heads = int(arrays["n_heads"])
     cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
     layers = []
     for case in cases:
@@ -482,7 +493,7 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
             key[len(prefix) :]: value for key, value in arrays.items() if key.startswith(prefix)
         }
         layer = nn.EncoderLayer.from_state_dict(
-            state, n_heads=4, norm_first=norm == "pre", activation=activation
+            state, n_heads=n_heads, norm_first=norm == "pre", activation=activation
         )
         layers.append(
             RecordedLayer(

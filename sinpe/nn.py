@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +43,7 @@ from sinpe.rope import apply_rope
 __all__ = [
     "MLP",
     "Adam",
+    "AttentionCache",
     "Embedding",
     "EncoderLayer",
     "LayerNorm",
@@ -51,6 +53,7 @@ __all__ = [
     "PositionalEncoding",
     "TokenModel",
     "attention_bias",
+    "causal_mask",
     "check_gradients",
     "gelu",
     "gelu_backward",
@@ -65,8 +68,13 @@ __all__ = [
 
 ACTIVATIONS = ("relu", "gelu")
 
-#: What :class:`TokenModel` can do with positions.
-POSITION_SCHEMES = ("sinusoidal", "learned", "none", "rope", "alibi")
+#: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`.
+#: The first three are added to the embeddings (:class:`PositionalEncoding`), the
+#: last two act inside attention (:class:`MultiHeadAttention`), and ``"none"``
+#: means no position information at all.
+ENCODINGS = ("sinusoidal", "learned", "none", "rope", "alibi")
+ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
+ATTENTION_ENCODINGS = ("none", "rope", "alibi")
 
 #: Deepest :class:`TokenModel` accepted (a NumPy model this deep would not train anyway).
 MAX_LAYERS = 1024
@@ -249,6 +257,21 @@ def softmax_cross_entropy(
     return loss, (grad / flat.shape[0]).reshape(logits.shape)
 
 
+def causal_mask(length: int) -> np.ndarray:
+    """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead.
+
+    ``True`` means *not allowed*, as in PyTorch's boolean ``src_mask``.
+
+    Examples
+    --------
+    >>> causal_mask(3).astype(int).tolist()
+    [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    """
+    length = check_count(length, "length", hint="such as 16")
+    check_entries((length, length), what="the causal mask (length, length)")
+    return np.triu(np.ones((length, length), dtype=bool), 1)
+
+
 def attention_bias(
     mask: npt.ArrayLike | None,
     key_padding_mask: npt.ArrayLike | None,
@@ -303,12 +326,45 @@ def attention_bias(
 
 
 class Module:
-    """Parameters, their gradients, and named children (for PyTorch-style names)."""
+    """Parameters, their gradients, and named children (for PyTorch-style names).
+
+    A child is reached as an attribute, ``layer.self_attn``; numbered children
+    ``layers.0``, ``layers.1``, ... as a list, ``model.layers[0]``. Calling a module
+    runs its ``forward``.
+
+    Examples
+    --------
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2)
+    >>> type(model.layers[1].self_attn).__name__, len(model.layers)
+    ('MultiHeadAttention', 2)
+    >>> model.num_parameters()  # 80 + 2 * (216 + 72 + 144 + 136 + 16 + 16) + 90
+    1370
+    """
 
     def __init__(self) -> None:
         self.params: dict[str, np.ndarray] = {}
         self.grads: dict[str, np.ndarray] = {}
         self.children: dict[str, Module] = {}
+
+    def __getattr__(self, name: str):
+        # Called only when ordinary lookup fails: look among the children.
+        children = self.__dict__.get("children", {})
+        if name in children:
+            return children[name]
+        numbered = []
+        while f"{name}.{len(numbered)}" in children:
+            numbered.append(children[f"{name}.{len(numbered)}"])
+        if numbered:
+            return numbered
+        raise AttributeError(f"{type(self).__name__} has no attribute or sub-module {name!r}")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def num_parameters(self) -> int:
+        """The number of scalar parameters, children included."""
+        return sum(value.size for _, value, _ in self.named_parameters())
 
     def _add(self, name: str, value: np.ndarray) -> None:
         self.params[name] = value
@@ -355,6 +411,20 @@ class Module:
         yield self
         for child in self.children.values():
             yield from child._modules()
+
+
+class AttentionCache(NamedTuple):
+    """What :meth:`MultiHeadAttention.forward` keeps for the backward pass (and for probes).
+
+    ``q`` and ``k`` are the queries and keys after RoPE, when the layer uses it.
+    """
+
+    x: np.ndarray  # (B, T, D), the layer's input
+    q: np.ndarray  # (B, H, T, Dh)
+    k: np.ndarray  # (B, H, T, Dh)
+    v: np.ndarray  # (B, H, T, Dh)
+    weights: np.ndarray  # (B, H, T, T), the attention weights
+    scale: float  # 1 / sqrt(Dh)
 
 
 class Linear(Module):
@@ -420,11 +490,18 @@ class MultiHeadAttention(Module):
     """Multi-head scaled dot-product self-attention with PyTorch's parameter layout.
 
     ``in_proj_weight`` stacks the query, key and value projections, shape
-    ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``.
+    ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``. ``encoding`` is
+    ``"none"``, ``"rope"`` (queries and keys rotated by their positions) or
+    ``"alibi"`` (a fixed bias ``-m_h |i - j|`` per head).
+
+    After a forward pass, ``attention_scores`` holds the scores before the
+    softmax (scaled, biases and masks included), ``attention_weights`` the
+    weights after it, both ``(B, H, T, T)``, and ``cache`` an
+    :class:`AttentionCache` with the queries and keys.
     """
 
     def __init__(
-        self, d_model: int, n_heads: int, rng: np.random.Generator, *, relative: str = "none"
+        self, d_model: int, n_heads: int, rng: np.random.Generator, *, encoding: str = "none"
     ) -> None:
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
@@ -434,19 +511,19 @@ class MultiHeadAttention(Module):
                 f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
                 f"among the divisors of d_model"
             )
-        check_choice(relative, "relative", ("none", "rope", "alibi"))
+        check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
         check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
-        if relative == "rope" and (d_model // n_heads) % 2:
+        if encoding == "rope" and (d_model // n_heads) % 2:
             raise ValueError(
                 f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
                 f"even, got {d_model // n_heads}; change d_model or n_heads"
             )
-        self.n_heads, self.relative = n_heads, relative
+        self.n_heads, self.encoding = n_heads, encoding
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
         self.children["out_proj"] = Linear(d_model, d_model, rng)
-        self.children["out_proj"].params["bias"][:] = 0.0
+        self.out_proj.params["bias"][:] = 0.0
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
         batch, length, width = x.shape  # (B, T, D)
@@ -454,12 +531,12 @@ class MultiHeadAttention(Module):
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
         qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
-        if self.relative == "rope":  # rotate queries and keys by their positions
+        if self.encoding == "rope":  # rotate queries and keys by their positions
             q = apply_rope(q, np.arange(length)).astype(x.dtype)
             k = apply_rope(k, np.arange(length)).astype(x.dtype)
         scale = 1.0 / math.sqrt(head_width)
         scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (B, H, T, T)
-        if self.relative == "alibi":  # -m_h |i - j|, a fixed bias per head
+        if self.encoding == "alibi":  # -m_h |i - j|, a fixed bias per head
             scores = scores + alibi_bias(heads, length).astype(x.dtype)
         bias = attention_bias(mask, key_padding_mask, batch, heads, length, x.dtype)
         if bias is not None:
@@ -467,15 +544,16 @@ class MultiHeadAttention(Module):
         weights = _softmax(scores)  # (B, H, T, T): row t = where query t looks
         context = weights @ v  # (B, H, T, Dh)
         merged = context.transpose(0, 2, 1, 3).reshape(batch, length, width)  # (B, T, D)
-        self._cache = (x, q, k, v, weights, scale)
+        self.cache = AttentionCache(x, q, k, v, weights, scale)
+        self.attention_scores = scores  # (B, H, T, T), before the softmax, biases included
         self.attention_weights = weights
-        return self.children["out_proj"].forward(merged)  # (B, T, D)
+        return self.out_proj.forward(merged)  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        x, q, k, v, weights, scale = self._cache
+        x, q, k, v, weights, scale = self.cache
         batch, length, width = x.shape
         heads, head_width = self.n_heads, width // self.n_heads
-        dmerged = self.children["out_proj"].backward(dout)  # (B, T, D)
+        dmerged = self.out_proj.backward(dout)  # (B, T, D)
         dcontext = dmerged.reshape(batch, length, heads, head_width).transpose(0, 2, 1, 3)
         dweights = dcontext @ v.transpose(0, 1, 3, 2)  # (B, H, T, T)
         dv = weights.transpose(0, 1, 3, 2) @ dcontext  # (B, H, T, Dh)
@@ -484,7 +562,7 @@ class MultiHeadAttention(Module):
         dscores *= scale
         dq = dscores @ k  # (B, H, T, Dh)
         dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
-        if self.relative == "rope":  # RoPE is a rotation: its transpose rotates back
+        if self.encoding == "rope":  # RoPE is a rotation: its transpose rotates back
             dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)
             dk = apply_rope(dk, -np.arange(length)).astype(x.dtype)
         dqkv = np.stack([dq, dk, dv]).transpose(1, 3, 0, 2, 4).reshape(batch, length, 3 * width)
@@ -519,7 +597,7 @@ class EncoderLayer(Module):
         norm_first: bool = False,
         activation: str = "relu",
         eps: float = 1e-5,
-        relative: str = "none",
+        encoding: str = "none",
         residual: bool = True,
     ) -> None:
         super().__init__()
@@ -527,7 +605,7 @@ class EncoderLayer(Module):
         self.norm_first = check_flag(norm_first, "norm_first")
         self.residual = check_flag(residual, "residual")
         d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
-        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, relative=relative)
+        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, encoding=encoding)
         self.children["linear1"] = Linear(d_model, d_ff, rng)
         self.children["linear2"] = Linear(d_ff, d_model, rng)
         self.children["norm1"] = LayerNorm(d_model, eps)
@@ -589,25 +667,22 @@ class EncoderLayer(Module):
         layer.load_state_dict(arrays)
         return layer
 
-    def __call__(self, x, mask=None, key_padding_mask=None) -> np.ndarray:
-        return self.forward(np.asarray(x), mask, key_padding_mask)
-
     def _feed_forward(self, h: np.ndarray) -> np.ndarray:
-        hidden = self.children["linear1"].forward(h)  # (B, T, F)
+        hidden = self.linear1.forward(h)  # (B, T, F)
         self._hidden = hidden
         act = _relu(hidden) if self.activation == "relu" else _gelu(hidden)
-        return self.children["linear2"].forward(act)  # (B, T, D)
+        return self.linear2.forward(act)  # (B, T, D)
 
     def _feed_forward_backward(self, dout: np.ndarray) -> np.ndarray:
-        dact = self.children["linear2"].backward(dout)  # (B, T, F)
+        dact = self.linear2.backward(dout)  # (B, T, F)
         if self.activation == "relu":
             dhidden = _relu_backward(dact, self._hidden)
         else:
             dhidden = _gelu_backward(dact, self._hidden)
-        return self.children["linear1"].backward(dhidden)  # (B, T, D)
+        return self.linear1.backward(dhidden)  # (B, T, D)
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # no skip connections: each block sees only the last output
             if self.norm_first:
                 h = attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
@@ -621,7 +696,7 @@ class EncoderLayer(Module):
         return norm2.forward(h + self._feed_forward(h))
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        attn, norm1, norm2 = (self.children[n] for n in ("self_attn", "norm1", "norm2"))
+        attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # the chain rule through each block, nothing skips it
             if self.norm_first:
                 dh = norm2.backward(self._feed_forward_backward(dout))  # d attn output
@@ -670,40 +745,41 @@ class Embedding(Module):
 
 
 class PositionalEncoding(Module):
-    """Adds position information: ``"sinusoidal"`` (fixed), ``"learned"`` (a table), ``"none"``.
+    """Adds position information: ``encoding`` is ``"sinusoidal"`` (fixed), ``"learned"``
+    (a ``(max_len, D)`` table) or ``"none"``.
 
     The sinusoidal encoding is defined for any length; a learned table only up to
     ``max_len`` positions, and asking for more raises ``ValueError``.
     """
 
-    KINDS = ("sinusoidal", "learned", "none")
-
     def __init__(
         self,
-        kind: str,
         d_model: int,
         max_len: int,
         rng: np.random.Generator,
+        *,
+        encoding: str = "sinusoidal",
         base: float = 10000.0,
     ) -> None:
         super().__init__()
-        check_choice(kind, "kind", self.KINDS)
+        check_choice(encoding, "encoding", ADDED_ENCODINGS)
         # The sinusoids fill (sin, cos) pairs, so their width must be even.
         d_model = (
-            check_d_model(d_model) if kind == "sinusoidal" else check_count(d_model, "d_model")
+            check_d_model(d_model) if encoding == "sinusoidal" else check_count(d_model, "d_model")
         )
         max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
-        if kind == "learned":
+        if encoding == "learned":
             check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        self.kind, self.d_model, self.max_len, self.base = kind, d_model, max_len, check_base(base)
-        if kind == "learned":
+        self.encoding, self.d_model, self.max_len = encoding, d_model, max_len
+        self.base = check_base(base)
+        if encoding == "learned":
             self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         length = x.shape[-2]
-        if self.kind == "none":
+        if self.encoding == "none":
             return x
-        if self.kind == "sinusoidal":
+        if self.encoding == "sinusoidal":
             return x + positional_encoding(np.arange(length), self.d_model, self.base).astype(
                 x.dtype
             )
@@ -716,7 +792,7 @@ class PositionalEncoding(Module):
         return x + self.params["weight"][:length]
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        if self.kind == "learned":
+        if self.encoding == "learned":
             self.grads["weight"][: self._length] += dout.reshape(-1, *dout.shape[-2:]).sum(0)
         return dout
 
@@ -725,7 +801,7 @@ class TokenModel(Module):
     """Embedding (+ position) -> encoder layers -> per-token logits.
 
     ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final
-    LayerNorm when the layers are pre-LN. ``positions`` is ``"sinusoidal"``,
+    LayerNorm when the layers are pre-LN. ``encoding`` is ``"sinusoidal"``,
     ``"learned"`` or ``"none"`` (added to the embeddings), or ``"rope"`` or
     ``"alibi"`` (applied inside every attention layer instead). ``residual=False``
     drops the skip connections of every layer (see :class:`EncoderLayer`).
@@ -739,7 +815,7 @@ class TokenModel(Module):
         d_ff: int,
         n_layers: int,
         *,
-        positions: str = "sinusoidal",
+        encoding: str = "sinusoidal",
         max_len: int = 64,
         scale_embeddings: bool = True,
         embedding_std: float | None = None,
@@ -750,7 +826,7 @@ class TokenModel(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        check_choice(positions, "positions", POSITION_SCHEMES)
+        check_choice(encoding, "encoding", ENCODINGS)
         n_layers = check_count(
             n_layers, "n_layers", minimum=0, maximum=MAX_LAYERS, hint="such as 2"
         )
@@ -766,9 +842,9 @@ class TokenModel(Module):
         self.children["embedding"] = Embedding(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
-        relative = positions if positions in ("rope", "alibi") else "none"
-        absolute = "none" if relative != "none" else positions
-        self.children["position"] = PositionalEncoding(absolute, d_model, max_len, rng)
+        in_attention = encoding if encoding in ("rope", "alibi") else "none"
+        added = "none" if in_attention != "none" else encoding
+        self.children["position"] = PositionalEncoding(d_model, max_len, rng, encoding=added)
         for index in range(n_layers):
             self.children[f"layers.{index}"] = EncoderLayer(
                 d_model,
@@ -777,7 +853,7 @@ class TokenModel(Module):
                 rng,
                 norm_first=norm_first,
                 activation=activation,
-                relative=relative,
+                encoding=in_attention,
                 residual=residual,
             )
         self.n_layers, self.norm_first = n_layers, check_flag(norm_first, "norm_first")
@@ -793,12 +869,12 @@ class TokenModel(Module):
 
     def forward(self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None) -> np.ndarray:
         ids = self._ids(tokens)
-        h = self.children["position"].forward(self.children["embedding"].forward(ids))
+        h = self.position.forward(self.embedding.forward(ids))
         for index in range(self.n_layers):
-            h = self.children[f"layers.{index}"].forward(h, mask, key_padding_mask)
+            h = self.layers[index].forward(h, mask, key_padding_mask)
         if self.norm_first:
-            h = self.children["norm"].forward(h)
-        return self.children["head"].forward(h)  # (B, T, V_out)
+            h = self.norm.forward(h)
+        return self.head.forward(h)  # (B, T, V_out)
 
     def hidden_states(
         self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None
@@ -811,20 +887,20 @@ class TokenModel(Module):
         forward pass, so the caches for ``backward`` are those of these tokens.
         """
         ids = self._ids(tokens)
-        h = self.children["position"].forward(self.children["embedding"].forward(ids))
+        h = self.position.forward(self.embedding.forward(ids))
         states = [h]
         for index in range(self.n_layers):
-            h = self.children[f"layers.{index}"].forward(h, mask, key_padding_mask)
+            h = self.layers[index].forward(h, mask, key_padding_mask)
             states.append(h)
         return states
 
     def backward(self, dlogits: np.ndarray) -> None:
-        dh = self.children["head"].backward(dlogits)
+        dh = self.head.backward(dlogits)
         if self.norm_first:
-            dh = self.children["norm"].backward(dh)
+            dh = self.norm.backward(dh)
         for index in reversed(range(self.n_layers)):
-            dh = self.children[f"layers.{index}"].backward(dh)
-        self.children["embedding"].backward(self.children["position"].backward(dh))
+            dh = self.layers[index].backward(dh)
+        self.embedding.backward(self.position.backward(dh))
 
 
 class MLP(Module):
@@ -859,7 +935,7 @@ class MLP(Module):
         self._pre = []  # pre-activations of the hidden layers, (N, hidden)
         h = x  # (N, in)
         for index in range(self.depth):
-            h = self.children[f"layers.{index}"].forward(h)
+            h = self.layers[index].forward(h)
             if index < self.depth - 1:
                 self._pre.append(h)
                 h = _relu(h)
@@ -874,7 +950,7 @@ class MLP(Module):
         for index in reversed(range(self.depth)):
             if index < self.depth - 1:
                 dout = _relu_backward(dout, self._pre[index])
-            dout = self.children[f"layers.{index}"].backward(dout)
+            dout = self.layers[index].backward(dout)
         return dout
 
 

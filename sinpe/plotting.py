@@ -54,8 +54,8 @@ def style() -> None:
     mpl.rcParams.update(_RC)
 
 
-def figure(ncols: int = 1, nrows: int = 1, *, width: float = 7.0, height: float = 3.6, **kwargs):
-    """A styled figure with ``nrows x ncols`` axes, laid out with constrained layout.
+def figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.0, height: float = 3.6, **kwargs):
+    """A styled figure with ``nrows x ncols`` axes (matplotlib's order), in constrained layout.
 
     Returns ``(fig, axes)`` as :func:`matplotlib.pyplot.subplots` does.
     """

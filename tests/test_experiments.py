@@ -46,8 +46,8 @@ def test_ceiling_rejects_odd_length():
 def test_equivariance_gap():
     permutation = np.random.default_rng(1).permutation(8)
     tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
-    blind = nn.TokenModel(6, 16, 2, 32, 2, positions="none", seed=0)
-    seeing = nn.TokenModel(6, 16, 2, 32, 2, positions="sinusoidal", seed=0)
+    blind = nn.TokenModel(6, 16, 2, 32, 2, encoding="none", seed=0)
+    seeing = nn.TokenModel(6, 16, 2, 32, 2, encoding="sinusoidal", seed=0)
     assert experiments.equivariance_gap(blind, tokens, permutation) < 1e-12
     assert experiments.equivariance_gap(seeing, tokens, permutation) > 1e-2
 
@@ -79,7 +79,7 @@ def test_attention_peak_between_uniform_and_one_hot():
     tokens = np.random.default_rng(3).integers(0, 10, size=(4, 8))
     calm = nn.TokenModel(10, 16, 2, 32, 1, seed=0)
     loud = nn.TokenModel(10, 16, 2, 32, 1, embedding_std=1.0, seed=0)  # scaled: large inputs
-    blind = nn.TokenModel(10, 16, 2, 32, 1, positions="none", seed=0)
+    blind = nn.TokenModel(10, 16, 2, 32, 1, encoding="none", seed=0)
     same = experiments.attention_peak(blind, np.zeros((4, 8), dtype=int))
     assert same == pytest.approx(1 / 8, rel=1e-12)  # identical inputs: attention is uniform
     assert (

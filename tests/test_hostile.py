@@ -82,6 +82,7 @@ SKIP = {
     "sinpe.symbolic.VerifiedIdentity": "result record of the verify_* functions",
     # The abstract base of the layers: no arguments, covered through its subclasses.
     "sinpe.nn.Module": "abstract base class, covered via Linear, MLP, ...",
+    "sinpe.nn.AttentionCache": "result record of MultiHeadAttention.forward",
     # Plotting functions draw on Matplotlib axes; they take no numbers to validate
     # beyond what Matplotlib itself checks.
     "sinpe.plotting.figure": "draws (Matplotlib)",
@@ -314,7 +315,7 @@ CASES: dict[str, Case] = {
         lambda: dict(model=_model(), tokens=_tokens(), layer=0),
         poison=("tokens", "layer"),
     ),
-    "sinpe.experiments.causal_mask": Case(experiments.causal_mask, lambda: dict(length=3)),
+    "sinpe.nn.causal_mask": Case(nn.causal_mask, lambda: dict(length=3)),
     "sinpe.experiments.equivariance_gap": Case(
         experiments.equivariance_gap,
         lambda: dict(model=_model(), tokens=_tokens(), permutation=np.array([1, 0, 3, 2])),
@@ -401,7 +402,7 @@ CASES: dict[str, Case] = {
             norm_first=False,
             activation="relu",
             eps=1e-5,
-            relative="none",
+            encoding="none",
             residual=True,
         ),
         poison=(
@@ -411,7 +412,7 @@ CASES: dict[str, Case] = {
             "norm_first",
             "activation",
             "eps",
-            "relative",
+            "encoding",
             "residual",
         ),
     ),
@@ -421,13 +422,13 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.nn.MultiHeadAttention": Case(
         nn.MultiHeadAttention,
-        lambda: dict(d_model=4, n_heads=2, rng=_rng(), relative="none"),
-        poison=("d_model", "n_heads", "relative"),
+        lambda: dict(d_model=4, n_heads=2, rng=_rng(), encoding="none"),
+        poison=("d_model", "n_heads", "encoding"),
     ),
     "sinpe.nn.PositionalEncoding": Case(
         nn.PositionalEncoding,
-        lambda: dict(kind="sinusoidal", d_model=4, max_len=8, rng=_rng(), base=1e4),
-        poison=("kind", "d_model", "max_len", "base"),
+        lambda: dict(d_model=4, max_len=8, rng=_rng(), encoding="sinusoidal", base=1e4),
+        poison=("encoding", "d_model", "max_len", "base"),
     ),
     "sinpe.nn.TokenModel": Case(
         nn.TokenModel,
@@ -437,7 +438,7 @@ CASES: dict[str, Case] = {
             n_heads=2,
             d_ff=8,
             n_layers=1,
-            positions="sinusoidal",
+            encoding="sinusoidal",
             max_len=8,
             scale_embeddings=True,
             embedding_std=None,
@@ -451,7 +452,7 @@ CASES: dict[str, Case] = {
     "sinpe.nn.attention_bias": Case(
         nn.attention_bias,
         lambda: dict(
-            mask=experiments.causal_mask(3),
+            mask=nn.causal_mask(3),
             key_padding_mask=np.array([[False, False, True]]),
             batch=1,
             heads=2,

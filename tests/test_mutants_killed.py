@@ -118,7 +118,7 @@ def test_token_model_input_is_scaled_embedding_plus_encoding():
     # positions start at 1": the first hidden state is E[token] * sqrt(D) + PE(t),
     # t = 0, 1, ..., with PE from its definition (mpmath).
     d_model, tokens = 16, np.array([[3, 1, 4, 1, 5]])
-    model = nn.TokenModel(8, d_model, 2, 32, 1, positions="sinusoidal")
+    model = nn.TokenModel(8, d_model, 2, 32, 1, encoding="sinusoidal")
     weight = model.state_dict()["embedding.weight"]
     expected = weight[tokens] * 4.0 + exact_encoding(range(5), d_model)  # sqrt(16) = 4
     np.testing.assert_allclose(model.hidden_states(tokens)[0], expected, rtol=0, atol=1e-12)
@@ -127,7 +127,7 @@ def test_token_model_input_is_scaled_embedding_plus_encoding():
 def test_positional_layer_uses_its_base():
     # mutant "PositionalEncoding: base ignored": at C = 100, d = 4 the frequencies
     # are 1 and 0.1, so position t gets [sin t, cos t, sin 0.1t, cos 0.1t].
-    layer = nn.PositionalEncoding("sinusoidal", 4, 8, np.random.default_rng(0), base=100.0)
+    layer = nn.PositionalEncoding(4, 8, np.random.default_rng(0), base=100.0)
     t = np.arange(3.0)
     expected = np.stack([np.sin(t), np.cos(t), np.sin(0.1 * t), np.cos(0.1 * t)], axis=-1)
     np.testing.assert_allclose(layer.forward(np.zeros((1, 3, 4)))[0], expected, atol=1e-15)
@@ -179,7 +179,5 @@ def test_verify_rope_layouts_rejects_a_wrong_rope(monkeypatch):
 
 def test_causal_mask_lets_a_token_see_itself():
     # mutant "causal_mask: the diagonal masked too": True = not allowed, only j > i.
-    from sinpe import experiments
-
     expected = [[False, True, True], [False, False, True], [False, False, False]]
-    assert experiments.causal_mask(3).tolist() == expected
+    assert nn.causal_mask(3).tolist() == expected

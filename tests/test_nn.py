@@ -115,7 +115,7 @@ def test_encoder_layer(norm_first, activation):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_with_cross_entropy(positions, norm_first):
     model = nn.TokenModel(
-        7, 8, 2, 12, 2, positions=positions, max_len=5, norm_first=norm_first, seed=3
+        7, 8, 2, 12, 2, encoding=positions, max_len=5, norm_first=norm_first, seed=3
     )
     rng = np.random.default_rng(0)
     tokens = rng.integers(0, 7, size=(2, 5))
@@ -154,10 +154,10 @@ def test_adam_matches_the_published_update():
 
 
 def test_learned_table_refuses_longer_sequences():
-    model = nn.TokenModel(5, 8, 2, 8, 1, positions="learned", max_len=4)
+    model = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=4)
     with pytest.raises(ValueError, match="cannot encode position 4"):
         model.forward(np.zeros((1, 6), int))
-    sinusoidal = nn.TokenModel(5, 8, 2, 8, 1, positions="sinusoidal", max_len=4)
+    sinusoidal = nn.TokenModel(5, 8, 2, 8, 1, encoding="sinusoidal", max_len=4)
     assert sinusoidal.forward(np.zeros((1, 6), int)).shape == (1, 6, 5)
 
 
@@ -191,11 +191,11 @@ def test_check_gradients_helper_agrees_and_can_fail():
 @pytest.mark.parametrize("relative", ["rope", "alibi"])
 def test_attention_with_relative_positions(relative):
     rng = np.random.default_rng(0)
-    attention = nn.MultiHeadAttention(8, 2, rng, relative=relative)
+    attention = nn.MultiHeadAttention(8, 2, rng, encoding=relative)
     x = rng.normal(size=(2, 5, 8))
     errors = nn.check_gradients(attention, x)
     assert max(errors.values()) < 1e-6
-    model = nn.TokenModel(6, 8, 2, 8, 1, positions=relative, max_len=4, seed=0)
+    model = nn.TokenModel(6, 8, 2, 8, 1, encoding=relative, max_len=4, seed=0)
     assert "position.weight" not in dict((n, v) for n, v, _ in model.named_parameters())
     assert model.forward(np.zeros((1, 9), int)).shape == (1, 9, 6)  # any length
 
@@ -204,10 +204,10 @@ def test_rope_attention_scores_depend_on_the_offset_only():
     # The same token at every position: with RoPE the score of query i for key j is
     # a function of i - j (a Toeplitz matrix), and not constant.
     rng = np.random.default_rng(3)
-    attention = nn.MultiHeadAttention(8, 2, rng, relative="rope")
+    attention = nn.MultiHeadAttention(8, 2, rng, encoding="rope")
     x = np.tile(rng.normal(size=8), (1, 6, 1))
     attention.forward(x)
-    _, q, k, _, _, _ = attention._cache
+    q, k = attention.cache.q, attention.cache.k
     scores = q @ k.transpose(0, 1, 3, 2)  # (1, H, T, T)
     np.testing.assert_allclose(scores[..., 1:, 1:], scores[..., :-1, :-1], atol=1e-12)
     assert np.ptp(scores) > 1e-3

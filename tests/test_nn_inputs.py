@@ -26,16 +26,16 @@ def _model(**options):
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: nn.TokenModel(5, 8, 2, 16, 1, positions="alibi "), ValueError, "positions"),
+        (lambda: nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi "), ValueError, "encoding"),
         (lambda: nn.TokenModel(5, 8, 2, 16, 2**40), ValueError, "n_layers"),
         (lambda: nn.TokenModel(5, 8, 2, 16, 1, scale_embeddings="no"), TypeError, "scale_emb"),
         (lambda: nn.TokenModel(5, 8, 2, 16, 1, embedding_std=math.nan), ValueError, "embedding"),
         (lambda: nn.Embedding(5, 8, _rng(), scale=True, std=-1.0), ValueError, "std"),
         (lambda: nn.LayerNorm(8, eps=0.0), ValueError, "eps"),
         (lambda: nn.LayerNorm(8, eps=math.inf), ValueError, "eps"),
-        (lambda: nn.PositionalEncoding("sinusoidal", 7, 8, _rng()), ValueError, "even"),
-        (lambda: nn.PositionalEncoding("learned", 8, 0, _rng()), ValueError, "max_len"),
-        (lambda: nn.PositionalEncoding("sinusoidal", 8, 8, _rng(), 1.0), ValueError, "base"),
+        (lambda: nn.PositionalEncoding(7, 8, _rng()), ValueError, "even"),
+        (lambda: nn.PositionalEncoding(8, 0, _rng(), encoding="learned"), ValueError, "max_len"),
+        (lambda: nn.PositionalEncoding(8, 8, _rng(), base=1.0), ValueError, "base"),
         (lambda: nn.EncoderLayer(8, 2, 16, _rng(), norm_first="yes"), TypeError, "norm_first"),
         (lambda: nn.EncoderLayer(8, 2, 0, _rng()), ValueError, "d_ff"),
         (lambda: nn.MLP("2,4,1", _rng()), TypeError, "sizes"),
@@ -55,7 +55,7 @@ def test_constructors_name_the_bad_argument(call, error, words):
 
 def test_token_model_lists_every_position_scheme():
     with pytest.raises(ValueError) as caught:
-        nn.TokenModel(5, 8, 2, 16, 1, positions="alibi ")
+        nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi ")
     assert "kind" not in str(caught.value)  # the caller never passed `kind`
     for scheme in ("sinusoidal", "learned", "none", "rope", "alibi"):
         assert repr(scheme) in str(caught.value)

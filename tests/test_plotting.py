@@ -38,3 +38,9 @@ def test_figure_shapes_and_style():
     assert len(axes) == 3
     assert matplotlib.rcParams["image.cmap"] == plotting.SEQUENTIAL
     matplotlib.pyplot.close(fig)
+
+
+def test_figure_takes_rows_then_columns_like_matplotlib():
+    fig, axes = plotting.figure(2, 3)
+    assert axes.shape == (2, 3)  # plt.subplots(2, 3): two rows of three
+    matplotlib.pyplot.close(fig)

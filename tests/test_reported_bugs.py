@@ -177,7 +177,7 @@ def test_inspect_table_needs_no_n_by_n_matrix():
         (lambda r: nn.Linear(2, 2.5, r), TypeError, "d_out"),
         (lambda r: nn.MultiHeadAttention(8, 0, r), ValueError, "n_heads"),
         (
-            lambda r: nn.MultiHeadAttention(12, 4, r, relative="rope"),
+            lambda r: nn.MultiHeadAttention(12, 4, r, encoding="rope"),
             ValueError,
             "head width",
         ),

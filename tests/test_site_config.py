@@ -25,7 +25,7 @@ def test_every_chapter_installs_sinpe_from_the_configured_repository(root, noteb
     for path in notebooks.chapters():
         first = next(c for c in jupytext.read(path).cells if c.cell_type == "code")
         assert "remove-cell" in first.metadata.get("tags", []), path.name
-        assert re.search(rf"sinpe(\[[a-z,]+\])? @ git\+{re.escape(url)}\b", first.source), path.name
+        assert re.search(rf'SINPE = "git\+{re.escape(url)}@v[\d.]+"', first.source), path.name
         for found in re.findall(r"https://github\.com/[\w.-]+/[\w.-]+", first.source):
             assert found == url, (path.name, found)
 
