@@ -46,14 +46,16 @@ __version__ = "0.1.0"
 #: Modules loaded on first attribute access (``sinpe.nn``, ``sinpe.rope``, ...).
 SUBMODULES = (
     "alibi",
-    "analysis",
+    "binary",
     "checks",
     "claims",
     "conventions",
     "core",
     "experiments",
     "fourier",
+    "geometry",
     "nn",
+    "numerics",
     "plotting",
     "rope",
     "symbolic",

@@ -267,7 +267,7 @@ def encode(
         )
     rule = CONVENTIONS[convention]
     if rule.name == "paper":
-        return positional_encoding(positions, d_model, base, dtype=dtype)
+        return positional_encoding(positions, d_model, base=base, dtype=dtype)
     width = check_d_model(d_model, even=rule.odd_width == "raise")
     constant = check_base(base)
     out_dtype = check_dtype(dtype)

@@ -126,7 +126,7 @@ def _rational_powers(base: float, count: int, step: int, denominator: int) -> np
     return values.copy()
 
 
-def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
+def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies of the ``d_model / 2`` (sin, cos) pairs.
 
     Parameters
@@ -182,7 +182,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     return _rational_powers(constant, width // 2, -2, width)
 
 
-def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
+def wavelengths(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """Wavelengths, in positions, of the ``d_model / 2`` (sin, cos) pairs.
 
     Parameters
@@ -210,14 +210,14 @@ def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> np.round(sinpe.wavelengths(8) / (2 * np.pi), 6)
     array([   1.,   10.,  100., 1000.])
     """
-    return 2.0 * np.pi / frequencies(d_model, base)
+    return 2.0 * np.pi / frequencies(d_model, base=base)
 
 
 def positional_encoding(
     positions: npt.ArrayLike,
     d_model: int,
-    base: float = 10000.0,
     *,
+    base: float = 10000.0,
     layout: str = "interleaved",
     dtype: npt.DTypeLike = np.float64,
 ) -> np.ndarray:
@@ -295,7 +295,7 @@ def positional_encoding(
     """
     chosen_layout = check_layout(layout)
     out_dtype = check_dtype(dtype)
-    angular = frequencies(d_model, base)
+    angular = frequencies(d_model, base=base)
     where = check_real_array(positions, name="positions")
     with np.errstate(over="ignore"):
         phases = where[..., np.newaxis] * angular  # (..., d/2)
@@ -316,8 +316,8 @@ def component(
     positions: npt.ArrayLike,
     index: int,
     d_model: int,
-    base: float = 10000.0,
     *,
+    base: float = 10000.0,
     first_index: int = 0,
 ) -> np.ndarray:
     """One component of the encoding, evaluated from its own scalar formula.
@@ -392,8 +392,8 @@ def component(
 
 def add_positional_encoding(
     embeddings: npt.ArrayLike,
-    base: float = 10000.0,
     *,
+    base: float = 10000.0,
     scale: bool = True,
     start: float = 0,
 ) -> np.ndarray:
@@ -461,7 +461,7 @@ def add_positional_encoding(
         raise ValueError(f"start must be finite, got {start!r}")
     seq, width = array.shape[-2], array.shape[-1]
     check_d_model(width, name="the last axis of embeddings (d_model)")
-    table = positional_encoding(start + np.arange(seq), width, base, dtype=np.float64)
+    table = positional_encoding(start + np.arange(seq), width, base=base, dtype=np.float64)
     factor = np.sqrt(width) if scale else 1.0
     with np.errstate(over="ignore"):
         result = (array.astype(np.float64) * factor + table).astype(out_dtype)
@@ -555,7 +555,7 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
 
 
 def shift_matrix(
-    k: float, d_model: int, base: float = 10000.0, *, layout: str = "interleaved"
+    k: float, d_model: int, *, base: float = 10000.0, layout: str = "interleaved"
 ) -> np.ndarray:
     """The matrix ``M_k`` with ``PE(p + k) = M_k @ PE(p)`` for every position ``p``.
 
@@ -605,7 +605,7 @@ def shift_matrix(
         raise ValueError(f"k must be finite, got {k!r}")
     chosen_layout = check_layout(layout)
     with np.errstate(over="ignore"):
-        angles = float(k) * frequencies(d_model, base)
+        angles = float(k) * frequencies(d_model, base=base)
     check_phases(angles)
     width = 2 * angles.size
     cos, sin = np.cos(angles), np.sin(angles)
@@ -624,8 +624,8 @@ def shift_matrix(
 def table(
     length: int,
     d_model: int,
-    base: float = 10000.0,
     *,
+    base: float = 10000.0,
     start: float = 0.0,
     layout: str = "interleaved",
     dtype: npt.DTypeLike = np.float64,
@@ -697,7 +697,7 @@ def table(
     chosen_layout = check_layout(layout)
     out_dtype = check_dtype(dtype)
     check_entries((length, check_d_model(d_model)), what="the table")
-    angular = frequencies(d_model, base)  # (d/2,)
+    angular = frequencies(d_model, base=base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK
     out = np.empty((rows, 2 * half), dtype=out_dtype)
     if rows == 0:

@@ -780,7 +780,7 @@ class PositionalEncoding(Module):
         if self.encoding == "none":
             return x
         if self.encoding == "sinusoidal":
-            return x + positional_encoding(np.arange(length), self.d_model, self.base).astype(
+            return x + positional_encoding(np.arange(length), self.d_model, base=self.base).astype(
                 x.dtype
             )
         if length > self.max_len:

@@ -5,14 +5,16 @@ proportional to its position, with the same frequencies as the sinusoidal
 encoding: ``theta_i = base ** (-2 i / d)``. Then ``RoPE(q, m) . RoPE(k, n)``
 depends on ``m - n`` only.
 
-Two layouts pair the entries differently:
+Two layouts pair the entries differently, and they are the two layouts of a
+sinusoidal table (:data:`sinpe.LAYOUTS`), by the same names:
 
 * ``"interleaved"`` -- pairs ``(x_2i, x_2i+1)``: RoFormer, Meta's Llama, GPT-J;
-* ``"half"`` -- pairs ``(x_i, x_(i + d/2))`` ("rotate_half"): Hugging Face Llama,
-  GPT-NeoX.
+* ``"concat"`` -- pairs ``(x_i, x_(i + d/2))``, all first halves then all second
+  halves (Hugging Face's ``rotate_half``): Hugging Face Llama, GPT-NeoX. The name
+  ``"half"`` is accepted for it too.
 
 With the per-head permutation ``P = [0, 2, 4, ..., 1, 3, 5, ...]``,
-``half(P x) = P interleaved(x)``; converting checkpoints therefore permutes the
+``concat(P x) = P interleaved(x)``; converting checkpoints therefore permutes the
 rows of the query and key projections (:func:`convert_qk_weight`). Mixing the
 layouts up gives fluent garbage (transformers #25199); Hugging Face permutes the
 weights when converting Meta checkpoints (transformers,
@@ -34,6 +36,7 @@ import numpy.typing as npt
 
 from sinpe._validation import (
     check_base,
+    check_choice,
     check_count,
     check_d_model,
     check_finite_entries,
@@ -51,7 +54,10 @@ __all__ = [
     "yarn_temperature",
 ]
 
-ROPE_LAYOUTS = ("interleaved", "half")
+#: RoPE layouts: the table layouts of :data:`sinpe.LAYOUTS`.
+ROPE_LAYOUTS = ("interleaved", "concat")
+#: Other spellings accepted for a RoPE layout (``"half"``: Hugging Face's rotate_half).
+LAYOUT_ALIASES = {"half": "concat"}
 #: Context-extension rules understood by :func:`scaled_frequencies`.
 SCALING_METHODS = ("interpolation", "ntk", "yarn")
 
@@ -132,18 +138,18 @@ def scaled_frequencies(
     if method not in SCALING_METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {SCALING_METHODS}")
     if method == "interpolation":
-        return frequencies(width, constant) / scale
+        return frequencies(width, base=constant) / scale
     if method == "ntk":
         if width == 2:
-            return frequencies(width, constant)  # one pair, frequency 1: nothing to stretch
-        return frequencies(width, constant * scale ** (width / (width - 2)))
+            return frequencies(width, base=constant)  # one pair, frequency 1: nothing to stretch
+        return frequencies(width, base=constant * scale ** (width / (width - 2)))
     if not (0 <= alpha < beta) or not math.isfinite(beta):
         raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
     if isinstance(original_length, bool) or not isinstance(original_length, numbers.Integral):
         raise TypeError(f"original_length must be an integer, got {original_length!r}")
     if original_length < 1:
         raise ValueError(f"original_length must be positive, got {original_length!r}")
-    theta = frequencies(width, constant)
+    theta = frequencies(width, base=constant)
     ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
     ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # gamma(r)
     return (1.0 - ramp) * theta / scale + ramp * theta
@@ -184,10 +190,11 @@ def yarn_temperature(factor: float) -> float:
     return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
-def _check_rope_layout(layout: object) -> str:
-    if layout not in ROPE_LAYOUTS:
-        raise ValueError(f"unknown RoPE layout {layout!r}; use 'interleaved' or 'half'")
-    return str(layout)
+def _check_rope_layout(layout: object, name: str = "layout") -> str:
+    """The layout's canonical name (``"half"`` is ``"concat"``), checked by _validation."""
+    if isinstance(layout, str) and layout in LAYOUT_ALIASES:
+        return LAYOUT_ALIASES[layout]
+    return check_choice(layout, name, ROPE_LAYOUTS)
 
 
 _ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
@@ -196,8 +203,8 @@ _ladder = frequencies  # the module-level function; apply_rope's keyword shadows
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
-    base: float = 10000.0,
     *,
+    base: float = 10000.0,
     layout: str = "interleaved",
     frequencies: npt.ArrayLike | None = None,
 ) -> np.ndarray:
@@ -212,8 +219,8 @@ def apply_rope(
         ``(..., T, d)``.
     base : float, optional
         The constant of the frequencies (10000 in RoFormer and Llama 2).
-    layout : {"interleaved", "half"}, optional
-        How entries are paired (see the module docstring).
+    layout : {"interleaved", "concat"}, optional
+        How entries are paired (see the module docstring); ``"half"`` means ``"concat"``.
     frequencies : array_like of real, shape (d / 2,), optional
         Custom ``theta_i`` instead of ``base ** (-2 i / d)``, e.g. from
         :func:`scaled_frequencies` (Position Interpolation, NTK, YaRN) or a
@@ -247,7 +254,7 @@ def apply_rope(
     width = vectors.shape[-1]
     where = check_real_array(positions, name="positions")
     if frequencies is None:
-        theta = _ladder(width, base)
+        theta = _ladder(width, base=base)
     else:
         theta = check_real_array(frequencies, name="frequencies")
         if theta.shape != (width // 2,):
@@ -277,7 +284,7 @@ def apply_rope(
 
 
 def rope_permutation(head_width: int) -> np.ndarray:
-    """``P = [0, 2, 4, ..., 1, 3, 5, ...]``, so ``apply_rope(x[P], p, layout="half")`` is
+    """``P = [0, 2, 4, ..., 1, 3, 5, ...]``, so ``apply_rope(x[P], p, layout="concat")`` is
     ``apply_rope(x, p)[P]``.
 
     Examples
@@ -302,13 +309,13 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     --------
     >>> import numpy as np
     >>> from sinpe.rope import convert_qk_weight
-    >>> convert_qk_weight(np.arange(8.0), 2, "interleaved", "half").tolist()
+    >>> convert_qk_weight(np.arange(8.0), 2, "interleaved", "concat").tolist()
     [0.0, 2.0, 1.0, 3.0, 4.0, 6.0, 5.0, 7.0]
     """
     rows = check_finite_entries(np.asarray(weight), name="weight")
     heads_count = check_count(n_heads, "n_heads", hint="such as 32 (the model's heads)")
-    _check_rope_layout(source)
-    _check_rope_layout(target)
+    source = _check_rope_layout(source, "source")
+    target = _check_rope_layout(target, "target")
     if rows.ndim not in (1, 2):
         raise ValueError(
             f"weight must be a 2-D projection (n_heads * head_width, d_in) or a 1-D bias, "
@@ -323,7 +330,7 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     if source == target:
         return rows.copy()
     perm = rope_permutation(head_width)
-    if source == "half":
+    if source == "concat":
         perm = np.argsort(perm)
     heads = rows.reshape(heads_count, head_width, *rows.shape[1:])
     return heads[:, perm].reshape(rows.shape)

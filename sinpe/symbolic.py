@@ -6,7 +6,7 @@ from the very expressions that were checked. When the identity does not hold
 for the encoding it is given, it raises :class:`IdentityError` (an
 ``AssertionError``), so a proof cannot pass silently for a wrong formula.
 
-An *encoding* here is any callable ``encoding(position, d_model, base)`` that
+An *encoding* here is any callable ``encoding(position, d_model, *, base)`` that
 returns a SymPy column matrix of length ``d_model``; :func:`sinusoidal_encoding`
 is the paper's, :func:`one_indexed_encoding` the textbook's, and
 :data:`WRONG_ENCODINGS` holds encodings with the bugs seen in real code, for
@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from sinpe._validation import check_choice, check_count, check_d_model
+from sinpe.rope import LAYOUT_ALIASES, ROPE_LAYOUTS
 
 try:
     import sympy as sp
@@ -90,7 +93,9 @@ class VerifiedIdentity:
 
     def latex(self) -> str:
         """The statements as one LaTeX ``aligned`` block."""
-        lines = [f"{sp.latex(eq.lhs)} &= {sp.latex(eq.rhs)}" for eq in self.statements]
+        # Each side in braces: a line that starts with "[" right after
+        # \begin{aligned} would be read as aligned's optional argument and vanish.
+        lines = [f"{{{sp.latex(eq.lhs)}}} &= {{{sp.latex(eq.rhs)}}}" for eq in self.statements]
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
     def _repr_latex_(self) -> str:
@@ -101,12 +106,12 @@ class VerifiedIdentity:
 # The encodings
 
 
-def frequency(index: int, d_model: int, constant: sp.Expr = base) -> sp.Expr:
+def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
     """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed)."""
     if isinstance(index, bool) or not isinstance(index, int):
         raise TypeError(f"index must be an int, got {index!r}; pass a pair index such as 0")
     _check_width(d_model)
-    return constant ** sp.Rational(-2 * index, d_model)
+    return base ** sp.Rational(-2 * index, d_model)
 
 
 #: Largest width or count the symbolic functions build (exact expressions grow fast).
@@ -114,8 +119,7 @@ MAX_SYMBOLIC_SIZE = 4096
 
 
 def _check_width(d_model: int) -> int:
-    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
-        raise ValueError(f"d_model must be a positive even int, got {d_model!r}")
+    d_model = check_d_model(d_model)  # TypeError / ValueError as everywhere in sinpe
     if d_model > MAX_SYMBOLIC_SIZE:
         raise ValueError(
             f"d_model must be at most {MAX_SYMBOLIC_SIZE} for exact symbolic work, got "
@@ -124,7 +128,7 @@ def _check_width(d_model: int) -> int:
     return d_model
 
 
-def sinusoidal_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """The paper's encoding, 0-indexed and interleaved, as a SymPy column.
 
     ``PE(p, 2i) = sin(p w_i)``, ``PE(p, 2i + 1) = cos(p w_i)``.
@@ -139,13 +143,13 @@ def sinusoidal_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> 
     entries = []
     for i in range(width // 2):
         entries += [
-            sp.sin(at * frequency(i, width, constant)),
-            sp.cos(at * frequency(i, width, constant)),
+            sp.sin(position * frequency(i, width, base=base)),
+            sp.cos(position * frequency(i, width, base=base)),
         ]
     return sp.Matrix(entries)
 
 
-def one_indexed_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """The textbook's encoding: components counted from 1.
 
     ``[pe(pos)]_{2i-1} = sin(pos / C**(2(i-1)/d))`` and
@@ -161,44 +165,44 @@ def one_indexed_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) ->
     width = _check_width(d_model)
     entries: dict[int, sp.Expr] = {}
     for i in range(1, width // 2 + 1):
-        scale = constant ** sp.Rational(2 * (i - 1), width)
-        entries[2 * i - 1] = sp.sin(at / scale)
-        entries[2 * i] = sp.cos(at / scale)
+        scale = base ** sp.Rational(2 * (i - 1), width)
+        entries[2 * i - 1] = sp.sin(position / scale)
+        entries[2 * i] = sp.cos(position / scale)
     return sp.Matrix([entries[j] for j in range(1, width + 1)])
 
 
-def sine_only_encoding(at: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A bug, and a thought experiment: each pair holds two sines, no cosine."""
     width = _check_width(d_model)
     entries = []
     for i in range(width // 2):
-        entries += [sp.sin(at * frequency(i, width, constant))] * 2
+        entries += [sp.sin(position * frequency(i, width, base=base))] * 2
     return sp.Matrix(entries)
 
 
-def _cosine_at_double_frequency(at, d_model, constant=base):
+def _cosine_at_double_frequency(position, d_model, *, base=base):
     """A wrong encoding: the cosine of each pair turns twice as fast as its sine."""
     width = _check_width(d_model)
     entries = []
     for i in range(width // 2):
-        w = frequency(i, width, constant)
-        entries += [sp.sin(at * w), sp.cos(2 * at * w)]
+        w = frequency(i, width, base=base)
+        entries += [sp.sin(position * w), sp.cos(2 * position * w)]
     return sp.Matrix(entries)
 
 
-def _swapped_layout(at, d_model, constant=base):
+def _swapped_layout(position, d_model, *, base=base):
     """A wrong encoding: (cos, sin) pairs where the paper has (sin, cos)."""
-    paper = sinusoidal_encoding(at, d_model, constant)
+    paper = sinusoidal_encoding(position, d_model, base=base)
     return sp.Matrix([paper[j ^ 1] for j in range(d_model)])
 
 
-def _integer_division(at, d_model, constant=base):
+def _integer_division(position, d_model, *, base=base):
     """A bug seen in the wild: ``2 * i // d_model`` makes every exponent 0."""
     width = _check_width(d_model)
     entries = []
     for i in range(width // 2):
-        w = constant ** -sp.Integer(2 * i // width)
-        entries += [sp.sin(at * w), sp.cos(at * w)]
+        w = base ** -sp.Integer(2 * i // width)
+        entries += [sp.sin(position * w), sp.cos(position * w)]
     return sp.Matrix(entries)
 
 
@@ -230,10 +234,10 @@ def counterclockwise(phi: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
 
 
-def shift_matrix(by: sp.Expr, d_model: int, constant: sp.Expr = base) -> sp.Matrix:
+def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """Block-diagonal ``M_k`` of the paper's encoding: one ``R(k w_i)`` per pair."""
     width = _check_width(d_model)
-    return sp.diag(*[rotation(by * frequency(i, width, constant)) for i in range(width // 2)])
+    return sp.diag(*[rotation(k * frequency(i, width, base=base)) for i in range(width // 2)])
 
 
 def _is_zero(expr: sp.Expr) -> bool:
@@ -251,27 +255,28 @@ def _expand(expr: sp.Expr) -> sp.Expr:
 
 
 def derive_shift_map(
-    block: Callable[[sp.Expr], sp.Matrix], at: sp.Expr = position, by: sp.Expr = shift
+    block: Callable[[sp.Expr], sp.Matrix], position: sp.Expr = position, k: sp.Expr = shift
 ) -> sp.Matrix:
-    """Derive the matrix ``A`` with ``block(at + by) = A @ block(at)`` for every ``at``.
+    """Derive ``A`` with ``block(position + k) = A @ block(position)`` for every ``position``.
 
-    The entries of ``block(at)`` are written in the basis of the sines and
-    cosines of ``at`` that appear in them; ``block(at + by)`` is expanded with the
+    The entries of ``block(position)`` are written in the basis of the sines and
+    cosines of ``position`` that appear in them; ``block(position + k)`` is expanded with the
     angle-addition formulas and must be a combination of the same basis
-    functions with coefficients free of ``at``. Then ``A = D B**-1`` where
-    ``block(at) = B f`` and ``block(at + by) = D f``.
+    functions with coefficients free of ``position``. Then ``A = D B**-1`` where
+    ``block(position) = B f`` and ``block(position + k) = D f``.
 
     Raises
     ------
     IdentityError
-        If ``block(at + by)`` needs a function of ``at`` that ``block(at)`` does not
-        provide, is not linear in them, or the entries of ``block(at)`` are not
-        independent -- in each case no fixed linear map exists.
+        If ``block(position + k)`` needs a function of ``position`` that
+        ``block(position)`` does not provide, is not linear in them, or the
+        entries of ``block(position)`` are not independent -- in each case no fixed
+        linear map exists.
     """
-    here = sp.Matrix(block(at))
-    there = sp.Matrix([_expand(entry) for entry in block(at + by)])
+    here = sp.Matrix(block(position))
+    there = sp.Matrix([_expand(entry) for entry in block(position + k)])
     basis = sorted(
-        {atom for atom in here.atoms(sp.sin, sp.cos) if atom.has(at)}, key=sp.default_sort_key
+        {atom for atom in here.atoms(sp.sin, sp.cos) if atom.has(position)}, key=sp.default_sort_key
     )
     names = sp.symbols(f"f0:{len(basis)}")
     table = dict(zip(basis, names, strict=True))
@@ -280,14 +285,14 @@ def derive_shift_map(
         rows = []
         for entry in vector:
             replaced = sp.expand(entry.xreplace(table))
-            if replaced.has(at):
+            if replaced.has(position):
                 leftover = sorted(
-                    {a for a in replaced.atoms(sp.sin, sp.cos) if a.has(at)},
+                    {a for a in replaced.atoms(sp.sin, sp.cos) if a.has(position)},
                     key=sp.default_sort_key,
                 )
                 raise IdentityError(
                     f"{what} needs {leftover or replaced}, which is not a linear function "
-                    f"of the entries of PE({at}) = {list(here)}: no fixed linear map exists"
+                    f"of the entries of PE({position}) = {list(here)}: no fixed linear map exists"
                 )
             poly = sp.Poly(replaced, *names) if names else None
             if poly is None or poly.total_degree() > 1 or poly.coeff_monomial(1) != 0:
@@ -295,21 +300,22 @@ def derive_shift_map(
             rows.append([poly.coeff_monomial(name) for name in names])
         return sp.Matrix(rows)
 
-    start = coefficients(here, f"PE({at})")
+    start = coefficients(here, f"PE({position})")
     if start.shape[0] != start.shape[1] or sp.simplify(start.det()) == 0:
         raise IdentityError(
-            f"the entries of PE({at}) = {list(here)} are not independent functions of {at}; "
-            f"PE({at} + {by}) cannot be recovered from them by a fixed linear map"
+            f"the entries of PE({position}) = {list(here)} are not independent functions "
+            f"of {position}; "
+            f"PE({position} + {k}) cannot be recovered from them by a fixed linear map"
         )
-    moved = coefficients(there, f"PE({at} + {by})")
+    moved = coefficients(there, f"PE({position} + {k})")
     derived = sp.simplify(moved * start.inv())
-    if derived.has(at):
-        raise IdentityError(f"the map depends on the position {at}: {derived}")
+    if derived.has(position):
+        raise IdentityError(f"the map depends on the position {position}: {derived}")
     return derived
 
 
-def _pair_block(encoding: Encoding, index: int, d_model: int, constant: sp.Expr):
-    return lambda at: encoding(at, d_model, constant)[2 * index : 2 * index + 2, 0]
+def _pair_block(encoding: Encoding, index: int, d_model: int, base: sp.Expr):
+    return lambda position: encoding(position, d_model, base=base)[2 * index : 2 * index + 2, 0]
 
 
 # ---------------------------------------------------------------------------
@@ -338,8 +344,8 @@ def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedId
     [-sin(k*omega), cos(k*omega)]])
     """
 
-    def block(at):
-        return encoding(omega * at, 2, base)[0:2, 0]
+    def block(position):
+        return encoding(omega * position, 2, base=base)[0:2, 0]
 
     derived = derive_shift_map(block)
     expected = rotation(shift * omega)
@@ -386,12 +392,14 @@ def verify_shift_group(
     expected = shift_matrix(shift, width)
     if not _matrix_is_zero(derived - expected):
         raise IdentityError(f"the derived M_k {derived} is not the block rotation {expected}")
-    whole = encoding(position + shift, width, base) - derived * encoding(position, width, base)
+    whole = encoding(position + shift, width, base=base) - derived * encoding(
+        position, width, base=base
+    )
     if not _matrix_is_zero(whole):
         raise IdentityError("PE(p + k) != M_k PE(p) for the whole vector")
 
-    def m(by):
-        return derived.xreplace({shift: by})
+    def m(k):
+        return derived.xreplace({shift: k})
 
     checks = {
         "M_j M_k = M_(j+k)": m(second_shift) * m(shift) - m(second_shift + shift),
@@ -429,8 +437,8 @@ def verify_dot_product(
         If any of the three fails for ``encoding`` (width ``d_model``, base ``C``).
     """
     width = _check_width(d_model)
-    p_vec = encoding(position, width, base)
-    q_vec = encoding(other_position, width, base)
+    p_vec = encoding(position, width, base=base)
+    q_vec = encoding(other_position, width, base=base)
     dot = (p_vec.T * q_vec)[0, 0]
     offset_form = sum(
         sp.cos((position - other_position) * frequency(i, width)) for i in range(width // 2)
@@ -465,7 +473,7 @@ def verify_indexings_agree(
     """
     for width in widths:
         textbook = one_indexed_encoding(position, width)
-        given = encoding(position, width, base)
+        given = encoding(position, width, base=base)
         for j in range(width):
             if not _is_zero(textbook[j] - given[j]):
                 raise IdentityError(
@@ -485,7 +493,7 @@ def verify_indexings_agree(
 
 
 def verify_no_linear_shift(
-    encoding: Encoding = sine_only_encoding, d_model: int = 4, by: sp.Expr = sp.S.One
+    encoding: Encoding = sine_only_encoding, d_model: int = 4, k: sp.Expr = sp.S.One
 ) -> VerifiedIdentity:
     """Theorem: if ``PE(0) = 0`` but ``PE(k) != 0``, no linear map sends ``PE(p)`` to ``PE(p+k)``.
 
@@ -502,25 +510,22 @@ def verify_no_linear_shift(
         has cosines equal to 1).
     """
     width = _check_width(d_model)
-    at_zero = encoding(sp.Integer(0), width, base)
-    at_shift = encoding(by, width, base)
+    at_zero = encoding(sp.Integer(0), width, base=base)
+    at_shift = encoding(k, width, base=base)
     if any(sp.simplify(entry) != 0 for entry in at_zero):
         raise IdentityError(f"PE(0) = {list(at_zero)} is not zero: no counterexample at p = 0")
     if all(sp.simplify(entry) == 0 for entry in at_shift):
-        raise IdentityError(f"PE({by}) is zero as well: no counterexample at k = {by}")
+        raise IdentityError(f"PE({k}) is zero as well: no counterexample at k = {k}")
     statements = (
         sp.Eq(sp.Symbol("PE(0)"), at_zero.T, evaluate=False),
-        sp.Eq(sp.Symbol(f"PE({sp.latex(by)})"), at_shift.T, evaluate=False),
+        sp.Eq(sp.Symbol(f"PE({sp.latex(k)})"), at_shift.T, evaluate=False),
     )
     return VerifiedIdentity("no linear shift", statements, {"PE(0)": at_zero, "PE(k)": at_shift})
 
 
 def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
     """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be a positive int, got {count!r}")
-    if count > MAX_SYMBOLIC_SIZE:
-        raise ValueError(f"count must be at most {MAX_SYMBOLIC_SIZE}, got {count}; pass e.g. 3")
+    count = check_count(count, "count", maximum=MAX_SYMBOLIC_SIZE, hint="such as 3")
     entries = []
     for n in range(1, count + 1):
         entries += [sp.sin(n * x), sp.cos(n * x)]
@@ -563,14 +568,16 @@ def verify_periodic_features(
 
 
 def rope(
-    vector: sp.Matrix, at: sp.Expr, constant: sp.Expr = base, *, layout: str = "interleaved"
+    vector: sp.Matrix, position: sp.Expr, *, base: sp.Expr = base, layout: str = "interleaved"
 ) -> sp.Matrix:
-    """RoPE of a symbolic column ``vector`` at position ``at``, as :func:`sinpe.rope.apply_rope`."""
+    """RoPE of a symbolic column ``vector`` at ``position``, as :func:`sinpe.rope.apply_rope`."""
     width = _check_width(len(vector))
+    layout = LAYOUT_ALIASES.get(layout, layout) if isinstance(layout, str) else layout
+    check_choice(layout, "layout", ROPE_LAYOUTS)
     half = width // 2
     out = list(vector)
     for i in range(half):
-        angle_i = at * frequency(i, width, constant)
+        angle_i = position * frequency(i, width, base=base)
         a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + half)
         out[a] = vector[a] * sp.cos(angle_i) - vector[b] * sp.sin(angle_i)
         out[b] = vector[a] * sp.sin(angle_i) + vector[b] * sp.cos(angle_i)
@@ -644,7 +651,7 @@ def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     m = sp.Symbol("m", real=True)
     x = _vector("x", width)
     perm = [*range(0, width, 2), *range(1, width, 2)]
-    left = rope(sp.Matrix([x[j] for j in perm]), m, layout="half")
+    left = rope(sp.Matrix([x[j] for j in perm]), m, layout="concat")
     right = rope(x, m, layout="interleaved")
     right = sp.Matrix([right[j] for j in perm])
     if not _matrix_is_zero(left - right):

@@ -24,7 +24,7 @@ EPS = 2.0**-52
 def test_error_bound_against_mpmath(d_model, base):
     rng = np.random.default_rng(d_model)
     ps = np.concatenate([rng.uniform(-1e6, 1e6, 12), rng.integers(0, 10**6, 12)])
-    table = sinpe.positional_encoding(ps, d_model, base)
+    table = sinpe.positional_encoding(ps, d_model, base=base)
     with mpmath.workdps(50):
         for row, p in zip(table, ps, strict=True):
             for i in range(d_model // 2):
@@ -69,8 +69,8 @@ def test_fast_table_error_bound_against_mpmath(start):
     ],
 )
 def test_fast_table_matches_direct_evaluation(length, layout, dtype):
-    fast = sinpe.table(length, 16, 500.0, start=7.0, layout=layout, dtype=dtype)
-    direct = sinpe.positional_encoding(7.0 + np.arange(length), 16, 500.0, layout=layout)
+    fast = sinpe.table(length, 16, base=500.0, start=7.0, layout=layout, dtype=dtype)
+    direct = sinpe.positional_encoding(7.0 + np.arange(length), 16, base=500.0, layout=layout)
     assert fast.shape == (length, 16) and fast.dtype == dtype
     np.testing.assert_allclose(fast, direct, atol=1e-12 if dtype == np.float64 else 1e-7)
 

@@ -62,27 +62,27 @@ def test_longest_wavelength_is_short_of_two_pi_base():
 
 def test_component_formula_matches_table_in_both_indexings():
     ps = np.array([-3.5, 0.0, 1.0, 17.25, 1e5])
-    table = sinpe.positional_encoding(ps, 12, 500.0)
+    table = sinpe.positional_encoding(ps, 12, base=500.0)
     for j in range(12):
-        zero = sinpe.component(ps, j, 12, 500.0, first_index=0)
-        one = sinpe.component(ps, j + 1, 12, 500.0, first_index=1)
+        zero = sinpe.component(ps, j, 12, base=500.0, first_index=0)
+        one = sinpe.component(ps, j + 1, 12, base=500.0, first_index=1)
         np.testing.assert_allclose(zero, table[:, j], atol=1e-10)
         np.testing.assert_array_equal(zero, one)
 
 
 def test_component_uses_the_scalar_formula():
     # [pe(pos)]_{2i-1} = sin(pos / C^(2(i-1)/d)), i = 3, d = 10, C = 7, pos = 2.5
-    assert sinpe.component(2.5, 5, 10, 7.0, first_index=1) == pytest.approx(
+    assert sinpe.component(2.5, 5, 10, base=7.0, first_index=1) == pytest.approx(
         math.sin(2.5 / 7.0 ** (4 / 10)), rel=1e-15
     )
-    assert sinpe.component(2.5, 6, 10, 7.0, first_index=1) == pytest.approx(
+    assert sinpe.component(2.5, 6, 10, base=7.0, first_index=1) == pytest.approx(
         math.cos(2.5 / 7.0 ** (4 / 10)), rel=1e-15
     )
 
 
 @given(even_widths, positions, bases)
 def test_values_bounded_and_norm_is_half_width(d, p, base):
-    row = sinpe.positional_encoding(p, d, base)
+    row = sinpe.positional_encoding(p, d, base=base)
     assert np.all(np.abs(row) <= 1.0)
     assert float(row @ row) == pytest.approx(d / 2, rel=1e-12)
 

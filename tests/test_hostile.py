@@ -36,14 +36,16 @@ import sinpe
 from sinpe import (
     PrecisionWarning,
     alibi,
-    analysis,
+    binary,
     checks,
     claims,
     conventions,
     core,
     experiments,
     fourier,
+    geometry,
     nn,
+    numerics,
     rope,
     symbolic,
 )
@@ -52,7 +54,9 @@ MODULES = (
     "sinpe",
     "sinpe.core",
     "sinpe.conventions",
-    "sinpe.analysis",
+    "sinpe.geometry",
+    "sinpe.numerics",
+    "sinpe.binary",
     "sinpe.fourier",
     "sinpe.rope",
     "sinpe.alibi",
@@ -73,7 +77,7 @@ SKIP = {
     # the functions that build them are covered.
     "sinpe.Convention": "record of a convention (built by the module, see encode)",
     "sinpe.conventions.Convention": "record of a convention (see encode)",
-    "sinpe.analysis.Aliasing": "result record of aliasing",
+    "sinpe.geometry.Aliasing": "result record of aliasing",
     "sinpe.checks.TableReport": "result record of inspect_table",
     "sinpe.claims.Verdict": "result record of judge",
     "sinpe.experiments.RecordedLayer": "result record of recorded_layers",
@@ -186,55 +190,55 @@ CASES: dict[str, Case] = {
     "sinpe.conventions.fairseq_positions": Case(
         conventions.fairseq_positions, lambda: dict(tokens=np.array([[5, 6, 1]]), padding_idx=1)
     ),
-    # sinpe.analysis
-    "sinpe.analysis.aliasing": Case(
-        analysis.aliasing, lambda: dict(context=16, d_model=4, base=1e4, far=4)
+    # sinpe.geometry, sinpe.numerics, sinpe.binary
+    "sinpe.geometry.aliasing": Case(
+        geometry.aliasing, lambda: dict(context=16, d_model=4, base=1e4, far=4)
     ),
-    "sinpe.analysis.binary_encoding": Case(
-        analysis.binary_encoding, lambda: dict(positions=_pos(), n_bits=4)
+    "sinpe.binary.binary_encoding": Case(
+        binary.binary_encoding, lambda: dict(positions=_pos(), n_bits=4)
     ),
-    "sinpe.analysis.computed_in": Case(
-        analysis.computed_in,
+    "sinpe.numerics.computed_in": Case(
+        numerics.computed_in,
         lambda: dict(positions=_pos(), d_model=4, precision="float32", base=1e4, recipe="rounded"),
     ),
-    "sinpe.analysis.correct_digits": Case(
-        analysis.correct_digits,
+    "sinpe.numerics.correct_digits": Case(
+        numerics.correct_digits,
         lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3)),
     ),
-    "sinpe.analysis.dimension_ranges": Case(
-        analysis.dimension_ranges, lambda: dict(context=16, d_model=4, base=1e4)
+    "sinpe.geometry.dimension_ranges": Case(
+        geometry.dimension_ranges, lambda: dict(context=16, d_model=4, base=1e4)
     ),
-    "sinpe.analysis.distance_by_offset": Case(
-        analysis.distance_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
+    "sinpe.geometry.distance_by_offset": Case(
+        geometry.distance_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
     ),
-    "sinpe.analysis.dot_product_by_offset": Case(
-        analysis.dot_product_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
+    "sinpe.geometry.dot_product_by_offset": Case(
+        geometry.dot_product_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
     ),
-    "sinpe.analysis.linear_map_residual": Case(
-        analysis.linear_map_residual,
+    "sinpe.geometry.linear_map_residual": Case(
+        geometry.linear_map_residual,
         lambda: dict(inputs=_matrix(), targets=_matrix(6, 2, seed=1)),
     ),
-    "sinpe.analysis.low_precision_bound": Case(
-        analysis.low_precision_bound,
+    "sinpe.numerics.low_precision_bound": Case(
+        numerics.low_precision_bound,
         lambda: dict(positions=_pos(), d_model=4, base=1e4, recipe="rounded"),
     ),
-    "sinpe.analysis.low_precision_frequencies": Case(
-        analysis.low_precision_frequencies,
+    "sinpe.numerics.low_precision_frequencies": Case(
+        numerics.low_precision_frequencies,
         lambda: dict(d_model=4, precision="float16", base=1e4, recipe="rounded"),
     ),
-    "sinpe.analysis.nearest_distinct_position": Case(
-        analysis.nearest_distinct_position, lambda: dict(context=16, d_model=4, base=1e4)
+    "sinpe.geometry.nearest_distinct_position": Case(
+        geometry.nearest_distinct_position, lambda: dict(context=16, d_model=4, base=1e4)
     ),
-    "sinpe.analysis.principal_plane": Case(
-        analysis.principal_plane, lambda: dict(vectors=_matrix())
+    "sinpe.geometry.principal_plane": Case(
+        geometry.principal_plane, lambda: dict(vectors=_matrix())
     ),
-    "sinpe.analysis.reference_encoding": Case(
-        analysis.reference_encoding,
+    "sinpe.numerics.reference_encoding": Case(
+        numerics.reference_encoding,
         lambda: dict(positions=_pos(), d_model=4, base=1e4, digits=20),
     ),
-    "sinpe.analysis.to_bfloat16": Case(analysis.to_bfloat16, lambda: dict(values=np.ones(3))),
-    "sinpe.analysis.ulp_error": Case(
-        analysis.ulp_error,
+    "sinpe.numerics.to_bfloat16": Case(numerics.to_bfloat16, lambda: dict(values=np.ones(3))),
+    "sinpe.numerics.ulp_error": Case(
+        numerics.ulp_error,
         lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3), dtype=F64),
     ),
     # sinpe.fourier

@@ -70,7 +70,7 @@ def test_imprecise_warning_for_a_base_below_one():
     # C = 1e-4 as for C = 1e4 (w_i = C**(-2i/d) only turns the ladder upside down).
     for base in (1e4, 1e-4):
         with pytest.warns(sinpe.PrecisionWarning):
-            sinpe.positional_encoding(5e8, 4, base)
+            sinpe.positional_encoding(5e8, 4, base=base)
 
 
 # --- conventions.py ----------------------------------------------------------------------
@@ -165,8 +165,8 @@ def test_verify_rope_layouts_rejects_a_wrong_rope(monkeypatch):
 
     correct = symbolic.rope
 
-    def ignores_layout(vector, at, constant=symbolic.base, *, layout="interleaved"):
-        return correct(vector, at, constant, layout="interleaved")
+    def ignores_layout(vector, position, *, base=symbolic.base, layout="interleaved"):
+        return correct(vector, position, base=base, layout="interleaved")
 
     symbolic.verify_rope_layouts(4)  # the real rope passes
     monkeypatch.setattr(symbolic, "rope", ignores_layout)

@@ -30,11 +30,11 @@ def rope_reference(x, position, base, layout):
     return np.array([float(v) for v in out])
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
 @pytest.mark.parametrize("base", [100.0, 500000.0])
 def test_apply_rope_uses_its_base(base, layout):
     x = np.arange(1.0, 9.0)
-    got = apply_rope(x, 3, base, layout=layout)
+    got = apply_rope(x, 3, base=base, layout=layout)
     np.testing.assert_allclose(got, rope_reference(x, 3, base, layout), atol=1e-13)
     assert np.abs(got - apply_rope(x, 3, layout=layout)).max() > 1e-3
 
@@ -75,15 +75,15 @@ def test_odd_width_message_offers_real_widths():
 # Hostile calls that returned NaN or inf, or failed with the wrong message
 
 
-from sinpe import alibi, analysis, fourier, nn, rope  # noqa: E402
+from sinpe import alibi, fourier, geometry, nn, numerics, rope  # noqa: E402
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: sinpe.component(1e300, 7, 8, 1e-300),
-        lambda: analysis.dot_product_by_offset([1e300], 8, base=1e-300),
-        lambda: analysis.distance_by_offset([1e300], 8, base=1e-300),
+        lambda: sinpe.component(1e300, 7, 8, base=1e-300),
+        lambda: geometry.dot_product_by_offset([1e300], 8, base=1e-300),
+        lambda: geometry.distance_by_offset([1e300], 8, base=1e-300),
         lambda: fourier.gaussian_features([1e300, 1.0], np.full((3, 2), 1e300)),
     ],
 )
@@ -101,7 +101,7 @@ def test_nerf_encoding_refuses_frequencies_beyond_float64():
 def test_bfloat16_positions_beyond_its_range_raise_like_float32():
     for precision in ("float32", "bfloat16"):
         with pytest.raises(ValueError, match="cannot represent position"):
-            analysis.computed_in([1e39], 8, precision)
+            numerics.computed_in([1e39], 8, precision)
 
 
 def test_float16_sum_that_overflows_raises():
@@ -158,17 +158,17 @@ def test_inspect_table_needs_no_n_by_n_matrix():
     ("call", "error", "names"),
     [
         (
-            lambda r: rope.convert_qk_weight(np.ones((8, 4)), 0, "half", "half"),
+            lambda r: rope.convert_qk_weight(np.ones((8, 4)), 0, "concat", "concat"),
             ValueError,
             "n_heads",
         ),
         (
-            lambda r: rope.convert_qk_weight(np.ones((8, 4)), -2, "half", "half"),
+            lambda r: rope.convert_qk_weight(np.ones((8, 4)), -2, "concat", "concat"),
             ValueError,
             "n_heads",
         ),
         (
-            lambda r: rope.convert_qk_weight(np.ones((2, 8, 4)), 2, "half", "half"),
+            lambda r: rope.convert_qk_weight(np.ones((2, 8, 4)), 2, "concat", "concat"),
             ValueError,
             "2-D projection",
         ),

@@ -25,7 +25,7 @@ GOLDEN_INTERLEAVED = [
     6.9919965013,
     8.0069959988,
 ]
-GOLDEN_HALF = [
+GOLDEN_CONCAT = [
     -3.6670526182,
     1.3910078307,
     2.9298511679,
@@ -38,7 +38,7 @@ GOLDEN_HALF = [
 
 
 @pytest.mark.parametrize(
-    ("layout", "golden"), [("interleaved", GOLDEN_INTERLEAVED), ("half", GOLDEN_HALF)]
+    ("layout", "golden"), [("interleaved", GOLDEN_INTERLEAVED), ("concat", GOLDEN_CONCAT)]
 )
 def test_rope_golden(layout, golden):
     np.testing.assert_allclose(
@@ -46,7 +46,7 @@ def test_rope_golden(layout, golden):
     )
 
 
-@pytest.mark.parametrize("layout", ["interleaved", "half"])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
 def test_rope_relative_and_norm(layout):
     rng = np.random.default_rng(0)
     q, k = rng.normal(size=(2, 16))
@@ -63,7 +63,7 @@ def test_rope_layouts_are_related_by_the_permutation():
     perm = rope_permutation(8)
     positions = np.arange(5)
     np.testing.assert_allclose(
-        apply_rope(x[:, perm], positions, layout="half"),
+        apply_rope(x[:, perm], positions, layout="concat"),
         apply_rope(x, positions)[:, perm],
         atol=1e-12,
     )
@@ -85,15 +85,15 @@ def test_converting_weights_keeps_attention_scores():
 
     meta = scores(wq, wk, "interleaved")
     hf = scores(
-        convert_qk_weight(wq, heads, "interleaved", "half"),
-        convert_qk_weight(wk, heads, "interleaved", "half"),
-        "half",
+        convert_qk_weight(wq, heads, "interleaved", "concat"),
+        convert_qk_weight(wk, heads, "interleaved", "concat"),
+        "concat",
     )
     np.testing.assert_allclose(hf, meta, atol=1e-9)
-    mixed = scores(wq, wk, "half")  # the bug: layouts mixed up
+    mixed = scores(wq, wk, "concat")  # the bug: layouts mixed up
     assert not np.allclose(mixed, meta, atol=1e-3)
     back = convert_qk_weight(
-        convert_qk_weight(wq, heads, "interleaved", "half"), heads, "half", "interleaved"
+        convert_qk_weight(wq, heads, "interleaved", "concat"), heads, "concat", "interleaved"
     )
     np.testing.assert_array_equal(back, wq)
 
@@ -103,7 +103,7 @@ def test_hf_permute_formula():
     w = np.arange(16.0 * 3).reshape(16, 3)
     heads = 2
     hf = w.reshape(heads, 16 // heads // 2, 2, 3).transpose(0, 2, 1, 3).reshape(16, 3)
-    np.testing.assert_array_equal(convert_qk_weight(w, heads, "interleaved", "half"), hf)
+    np.testing.assert_array_equal(convert_qk_weight(w, heads, "interleaved", "concat"), hf)
 
 
 def test_alibi_golden_and_reference_rule():
@@ -127,11 +127,11 @@ def test_symbolic_rope_proofs_and_failures():
     sym.verify_rope_norm()
     sym.verify_rope_layouts()
 
-    def squared(vector, at, constant=sym.base, layout="interleaved"):
-        return sym.rope(vector, at**2, constant, layout=layout)
+    def squared(vector, position, *, base=sym.base, layout="interleaved"):
+        return sym.rope(vector, position**2, base=base, layout=layout)
 
-    def doubled(vector, at, constant=sym.base, layout="interleaved"):
-        return 2 * sym.rope(vector, at, constant, layout=layout)
+    def doubled(vector, position, *, base=sym.base, layout="interleaved"):
+        return 2 * sym.rope(vector, position, base=base, layout=layout)
 
     with pytest.raises(sym.IdentityError):
         sym.verify_rope_relative(squared)

@@ -56,14 +56,14 @@ def test_pair_rotation_is_clockwise_in_the_sin_cos_plane():
     phi = sym.shift * sym.omega
     assert result.objects["R"] == sym.counterclockwise(-phi).applyfunc(sp.simplify)
     swapped = sym.derive_shift_map(
-        lambda at: WRONG["swapped layout (cos, sin)"](sym.omega * at, 2, sym.base)
+        lambda at: WRONG["swapped layout (cos, sin)"](sym.omega * at, 2, base=sym.base)
     )
     assert sp.simplify(swapped - sym.counterclockwise(phi)) == sp.zeros(2)
 
 
 def test_derivation_explains_why_sines_alone_fail():
     with pytest.raises(sym.IdentityError, match="not independent"):
-        sym.derive_shift_map(lambda at: sym.sine_only_encoding(at, 2, sym.base))
+        sym.derive_shift_map(lambda at: sym.sine_only_encoding(at, 2, base=sym.base))
     with pytest.raises(sym.IdentityError, match=r"needs \[cos\(p\)\]"):
         sym.derive_shift_map(lambda at: sp.Matrix([sp.sin(at)]))
 
@@ -99,7 +99,7 @@ def test_symbolic_encoding_matches_numpy():
     one = sp.lambdify((sym.position, sym.base), sym.one_indexed_encoding(sym.position, d))
     for j in range(1, d + 1):
         assert float(one(3.5, 500.0)[j - 1, 0]) == pytest.approx(
-            float(sinpe.component(3.5, j, d, 500.0, first_index=1)), abs=1e-12
+            float(sinpe.component(3.5, j, d, base=500.0, first_index=1)), abs=1e-12
         )
 
 
@@ -118,7 +118,26 @@ def test_symbolic_features_match_numpy():
 
 
 def test_bad_widths():
-    with pytest.raises(ValueError, match="positive even int"):
+    # The same errors as sinpe.positional_encoding: ValueError for an odd width,
+    # TypeError for a float one (issue 17: one check, in sinpe._validation).
+    with pytest.raises(ValueError, match="must be even, got 3"):
         sym.sinusoidal_encoding(sym.position, 3)
-    with pytest.raises(ValueError, match="positive int"):
+    with pytest.raises(TypeError, match="must be an integer, got 8.0"):
+        sym.sinusoidal_encoding(sym.position, 8.0)
+    with pytest.raises(ValueError, match="count must be at least 1"):
         sym.integer_features(sym.angle, 0)
+    with pytest.raises(ValueError, match="layout must be one of"):
+        sym.rope(sp.Matrix([1, 2]), sym.position, layout="neox")
+
+
+def test_latex_keeps_each_left_hand_side():
+    # A display line that starts with "[" right after \begin{aligned} is read as
+    # aligned's optional argument, and its left-hand side disappears (issue 18).
+    identity = sym.VerifiedIdentity(
+        "bracket", (sp.Eq(sp.Symbol("[PE(p)]_{2i}"), sp.Symbol("x"), evaluate=False),)
+    )
+    body = identity.latex().split("\n")[1:-1]
+    assert body == ["{[PE(p)]_{2i}} &= {x}"]
+    for proof in (sym.verify_shift_group(d_model=2), sym.verify_dot_product(d_model=2)):
+        for line in proof.latex().split("\n")[1:-1]:
+            assert line.startswith("{") and "} &= {" in line, line

@@ -45,7 +45,7 @@ def test_bad_width(d_model, error, words):
 )
 def test_bad_base(base, error, words):
     with pytest.raises(error, match=words):
-        sinpe.positional_encoding(1, 8, base)
+        sinpe.positional_encoding(1, 8, base=base)
 
 
 @pytest.mark.parametrize(
@@ -159,9 +159,9 @@ def test_overflowing_phase_raises_instead_of_nan(convention):
     with pytest.raises(ValueError, match="overflows float64"):
         sinpe.encode([1.0, 1e300], 4, convention, base=1e-300)
     with pytest.raises(ValueError, match="overflows float64"):
-        sinpe.shift_matrix(1e300, 4, 1e-300)
+        sinpe.shift_matrix(1e300, 4, base=1e-300)
 
 
 def test_frequencies_outside_float64_raise():
     with pytest.raises(ValueError, match="outside float64"):
-        sinpe.frequencies(200, 5e-324)  # the smallest subnormal base
+        sinpe.frequencies(200, base=5e-324)  # the smallest subnormal base

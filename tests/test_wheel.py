@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 CORE_MODULES = [
-    "sinpe", "sinpe.core", "sinpe.conventions", "sinpe.analysis", "sinpe.fourier",
-    "sinpe.rope", "sinpe.alibi", "sinpe.checks", "sinpe.claims", "sinpe.experiments",
-    "sinpe.nn",
+    "sinpe", "sinpe.core", "sinpe.conventions", "sinpe.geometry", "sinpe.numerics",
+    "sinpe.binary", "sinpe.fourier", "sinpe.rope", "sinpe.alibi", "sinpe.checks",
+    "sinpe.claims", "sinpe.experiments", "sinpe.nn",
 ]  # fmt: skip
 EXTRA_MODULES = {"sinpe.symbolic": "sinpe[symbolic]", "sinpe.plotting": "sinpe[plot]"}
 
@@ -39,7 +39,7 @@ version, layers = sinpe.experiments.recorded_layers()  # the record is package d
 worst = max(float(np.abs(case.run() - case.outputs).max()) for case in layers)
 result["recorded"] = [version, len(layers), worst]
 try:
-    sinpe.analysis.reference_encoding([1.0], 2)
+    sinpe.numerics.reference_encoding([1.0], 2)
     result["reference"] = "ok"
 except ModuleNotFoundError as error:
     result["reference"] = str(error)

@@ -9,23 +9,23 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import analysis
+from sinpe import binary, geometry, numerics
 
 
 @pytest.mark.parametrize(("d", "base"), [(8, 10000.0), (64, 100.0), (128, 1e5)])
 def test_dot_product_by_offset_matches_tables(d, base):
-    table = sinpe.positional_encoding(np.arange(300), d, base)
+    table = sinpe.positional_encoding(np.arange(300), d, base=base)
     offsets = np.arange(-40, 41)
     expected = [table[100] @ table[100 + k] for k in offsets]
     np.testing.assert_allclose(
-        analysis.dot_product_by_offset(offsets, d, base), expected, atol=1e-9
+        geometry.dot_product_by_offset(offsets, d, base=base), expected, atol=1e-9
     )
 
 
 def test_distance_by_offset_matches_tables_and_mpmath():
     table = sinpe.positional_encoding(np.arange(200), 32)
     for k in (1, 7, 150):
-        assert analysis.distance_by_offset(k, 32) == pytest.approx(
+        assert geometry.distance_by_offset(k, 32) == pytest.approx(
             np.linalg.norm(table[k + 20] - table[20]), rel=1e-12
         )
     # Tiny offsets: no cancellation (relative accuracy), against 50-digit arithmetic.
@@ -41,12 +41,12 @@ def test_distance_by_offset_matches_tables_and_mpmath():
                     for i in range(16)
                 )
             )
-            assert analysis.distance_by_offset(delta, 32) == pytest.approx(float(exact), rel=1e-12)
+            assert geometry.distance_by_offset(delta, 32) == pytest.approx(float(exact), rel=1e-12)
 
 
 def test_nearest_distinct_position_golden_width_two():
     # d = 2: distance 2|sin(delta/2)|, smallest where delta is nearest a multiple of 2 pi.
-    offset, distance = analysis.nearest_distinct_position(100, 2)
+    offset, distance = geometry.nearest_distinct_position(100, 2)
     brute = min(range(1, 100), key=lambda k: abs(math.sin(k / 2)))
     assert offset == brute == 44
     assert distance == pytest.approx(2 * abs(math.sin(22)), rel=1e-12)
@@ -54,10 +54,10 @@ def test_nearest_distinct_position_golden_width_two():
 
 def test_aliasing_against_brute_force():
     d, base, context, far = 16, 30.0, 3000, 64
-    table = sinpe.positional_encoding(np.arange(context), d, base)
+    table = sinpe.positional_encoding(np.arange(context), d, base=base)
     distances = np.linalg.norm(table[1:] - table[0], axis=1)  # offsets 1 .. context-1
     best = far + int(np.argmin(distances[far - 1 :]))
-    result = analysis.aliasing(context, d, base, far=far)
+    result = geometry.aliasing(context, d, base=base, far=far)
     assert result.far_offset == best
     assert result.distance == pytest.approx(distances[best - 1], rel=1e-9)
     assert result.looks_like == 1 + int(np.argmax(distances >= result.distance - 1e-12))
@@ -69,20 +69,20 @@ def test_aliasing_against_brute_force():
 )
 def test_dimension_ranges_against_dense_sampling(context, d, base):
     grid = np.linspace(0, context - 1, 200_001)
-    sampled = np.ptp(sinpe.positional_encoding(grid, d, base), axis=0)
-    closed = analysis.dimension_ranges(context, d, base)
+    sampled = np.ptp(sinpe.positional_encoding(grid, d, base=base), axis=0)
+    closed = geometry.dimension_ranges(context, d, base=base)
     np.testing.assert_allclose(closed, sampled, atol=1e-6)
 
 
 def test_correct_digits():
-    assert analysis.correct_digits([1.0], [1.0]) == math.inf
-    assert analysis.correct_digits([0.0, 1.0], [0.001, 1.0]) == pytest.approx(3.0)
+    assert numerics.correct_digits([1.0], [1.0]) == math.inf
+    assert numerics.correct_digits([0.0, 1.0], [0.001, 1.0]) == pytest.approx(3.0)
 
 
 def test_principal_plane_against_covariance_eigenvectors():
     rng = np.random.default_rng(0)
     points = rng.normal(size=(50, 6)) * [5, 3, 1, 0.5, 0.2, 0.1]
-    plane = analysis.principal_plane(points)
+    plane = geometry.principal_plane(points)
     centred = points - points.mean(axis=0)
     vectors = np.linalg.eigh(np.cov(centred.T))[1]
     top = vectors[:, ::-1][:, :2]
@@ -94,13 +94,13 @@ def test_principal_plane_against_covariance_eigenvectors():
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda: analysis.nearest_distinct_position(1, 8), ValueError),
-        (lambda: analysis.nearest_distinct_position(10.0, 8), TypeError),
-        (lambda: analysis.aliasing(50, 8, far=64), ValueError),
-        (lambda: analysis.dimension_ranges(0, 8), ValueError),
-        (lambda: analysis.dot_product_by_offset([np.nan], 8), ValueError),
-        (lambda: analysis.distance_by_offset(1, 7), ValueError),
-        (lambda: analysis.principal_plane(np.zeros(5)), ValueError),
+        (lambda: geometry.nearest_distinct_position(1, 8), ValueError),
+        (lambda: geometry.nearest_distinct_position(10.0, 8), TypeError),
+        (lambda: geometry.aliasing(50, 8, far=64), ValueError),
+        (lambda: geometry.dimension_ranges(0, 8), ValueError),
+        (lambda: geometry.dot_product_by_offset([np.nan], 8), ValueError),
+        (lambda: geometry.distance_by_offset(1, 7), ValueError),
+        (lambda: geometry.principal_plane(np.zeros(5)), ValueError),
     ],
 )
 def test_bad_input(call, error):
@@ -109,66 +109,66 @@ def test_bad_input(call, error):
 
 
 def test_binary_encoding_counts_and_jumps():
-    bits = analysis.binary_encoding(np.arange(8), 3)
+    bits = binary.binary_encoding(np.arange(8), 3)
     np.testing.assert_array_equal(bits @ [1, 2, 4], np.arange(8))
-    before, after = analysis.binary_encoding([3.999999, 4.0], 3)
+    before, after = binary.binary_encoding([3.999999, 4.0], 3)
     assert np.abs(after - before).sum() == 3  # 011 -> 100: every bit flips
     with pytest.raises(ValueError, match="positions must lie"):
-        analysis.binary_encoding([8], 3)
+        binary.binary_encoding([8], 3)
 
 
 def test_to_bfloat16_rounds_to_eight_significant_bits():
     values = np.array([1.0, 1 + 2**-7, 1 + 2**-8, 1 + 3 * 2**-9, -2.5, 1e38], dtype=np.float32)
-    rounded = analysis.to_bfloat16(values)
+    rounded = numerics.to_bfloat16(values)
     np.testing.assert_array_equal(rounded[:5], [1.0, 1 + 2**-7, 1.0, 1 + 2**-7, -2.5])
     mantissa_bits = rounded.view(np.uint32) & 0xFFFF
     assert np.all(mantissa_bits == 0)
 
 
 def test_reference_and_ulp_error():
-    reference = analysis.reference_encoding([0.0, 1.0, 12345.0], 8)
+    reference = numerics.reference_encoding([0.0, 1.0, 12345.0], 8)
     np.testing.assert_allclose(
         reference, sinpe.positional_encoding([0.0, 1.0, 12345.0], 8), atol=1e-12
     )
-    assert analysis.ulp_error([2.0], [2.0]).tolist() == [0.0]
-    assert analysis.ulp_error([0.5 + 2**-53], [0.5]).tolist() == [1.0]
+    assert numerics.ulp_error([2.0], [2.0]).tolist() == [0.0]
+    assert numerics.ulp_error([0.5 + 2**-53], [0.5]).tolist() == [1.0]
 
 
 def test_computed_in_low_precision_drifts_and_cast_does_not():
     positions = np.arange(9_990, 10_010)
     exact = sinpe.positional_encoding(positions, 64)
-    drift = np.abs(analysis.computed_in(positions, 64, "float32") - exact).max()
+    drift = np.abs(numerics.computed_in(positions, 64, "float32") - exact).max()
     cast = np.abs(exact.astype(np.float32) - exact).max()
     assert drift > 1e-5 > 1e-7 > cast
-    assert np.array_equal(analysis.computed_in(positions, 64, "float64"), exact)
+    assert np.array_equal(numerics.computed_in(positions, 64, "float64"), exact)
     with pytest.raises(ValueError, match="cannot represent position 100000"):
-        analysis.computed_in([100_000], 8, "float16")
+        numerics.computed_in([100_000], 8, "float16")
     with pytest.raises(ValueError, match="precision"):
-        analysis.computed_in([1], 8, "int8")
+        numerics.computed_in([1], 8, "int8")
 
 
 def test_linear_map_residual_exact_and_not():
     table = sinpe.positional_encoding(np.arange(100), 16)
-    assert analysis.linear_map_residual(table[:-5], table[5:]) < 1e-12
+    assert geometry.linear_map_residual(table[:-5], table[5:]) < 1e-12
     sines = table[:, 0::2]
-    assert analysis.linear_map_residual(sines[:-5], sines[5:]) > 0.01
+    assert geometry.linear_map_residual(sines[:-5], sines[5:]) > 0.01
 
 
 def test_low_precision_frequencies_follow_their_recipe():
     exact = sinpe.frequencies(512)
-    rounded = analysis.low_precision_frequencies(512, "float32")
+    rounded = numerics.low_precision_frequencies(512, "float32")
     np.testing.assert_array_equal(rounded, exact.astype(np.float32).astype(np.float64))
     spacing = np.spacing(exact.astype(np.float32)).astype(np.float64)
     for recipe in ("exp", "pow"):
-        low = analysis.low_precision_frequencies(512, "float32", recipe=recipe)
+        low = numerics.low_precision_frequencies(512, "float32", recipe=recipe)
         assert low.dtype == np.float64 and low[0] == 1.0
         # a handful of float32 roundings: within a few float32 ULPs, rarely exact
         assert np.all(np.abs(low - exact) <= 8 * spacing * (1 + np.arange(256) / 16))
-    exp_recipe = analysis.low_precision_frequencies(512, "float32", recipe="exp")
+    exp_recipe = numerics.low_precision_frequencies(512, "float32", recipe="exp")
     assert np.sum(exp_recipe != rounded) > 10  # the exponent's rounding shows
-    bf16 = analysis.low_precision_frequencies(8, "bfloat16")
+    bf16 = numerics.low_precision_frequencies(8, "bfloat16")
     np.testing.assert_array_equal(bf16, [1.0, 0.10009765625, 0.010009765625, 0.00099945068359375])
     with pytest.raises(ValueError, match="recipe"):
-        analysis.low_precision_frequencies(8, "float32", recipe="log")
+        numerics.low_precision_frequencies(8, "float32", recipe="log")
     with pytest.raises(ValueError, match="precision"):
-        analysis.low_precision_frequencies(8, "float64")
+        numerics.low_precision_frequencies(8, "float64")

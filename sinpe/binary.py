@@ -1,0 +1,45 @@
+"""The binary encoding: positions written in bits, the discrete ancestor of the sinusoids.
+
+Used in chapters 3 and 6: bit ``j`` flips every ``2**j`` positions, as pair ``i``
+of the sinusoidal encoding turns once every ``2 pi / omega_i`` positions, but in
+jumps. NumPy only.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe._validation import (
+    check_real_array,
+)
+
+__all__ = [
+    "binary_encoding",
+]
+
+
+def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
+    """The binary counter as a position encoding: bit ``b`` of ``floor(p)``, as 0 or 1.
+
+    The discrete ancestor of the sinusoidal encoding: low bits flip fast, high
+    bits slowly, but every entry jumps between 0 and 1, so the encoding is
+    discontinuous in the position. Bit 0 (least significant) comes first.
+
+    Examples
+    --------
+    >>> import sinpe.binary as binary
+    >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()
+    [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
+    """
+    if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
+        raise ValueError(f"n_bits must be a positive integer, got {n_bits!r}")
+    if n_bits > 62:
+        raise ValueError(f"n_bits must be at most 62 (the bits of an int64), got {n_bits}")
+    where = check_real_array(positions, name="positions")
+    if np.any(where < 0) or np.any(where >= 2.0**n_bits):
+        raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
+    whole = np.floor(where).astype(np.int64)
+    return ((whole[..., np.newaxis] >> np.arange(int(n_bits))) & 1).astype(np.float64)

@@ -1,0 +1,313 @@
+"""The geometry of the encoding: similarity and distance by offset, aliasing, planes.
+
+Used in chapter 3 (and by :mod:`sinpe.checks`). Each function is the closed form
+of a quantity the book plots, so the figures and the tests share one
+implementation. NumPy only.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe._validation import (
+    check_d_model,
+    check_entries,
+    check_phases,
+    check_real_array,
+)
+from sinpe.core import frequencies
+
+__all__ = [
+    "Aliasing",
+    "aliasing",
+    "dimension_ranges",
+    "distance_by_offset",
+    "dot_product_by_offset",
+    "linear_map_residual",
+    "nearest_distinct_position",
+    "principal_plane",
+]
+
+
+def dot_product_by_offset(
+    offsets: npt.ArrayLike, d_model: int, *, base: float = 10000.0
+) -> np.ndarray:
+    """``PE(p) . PE(p + delta) = sum_i cos(delta * w_i)``, a function of the offset alone.
+
+    Parameters
+    ----------
+    offsets : array_like of real
+        The offsets ``delta = q - p``.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of the same shape as ``offsets``; equal to ``d_model / 2``
+        at offset 0 and even in the offset.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`sinpe.positional_encoding`.
+
+    Examples
+    --------
+    >>> import sinpe.geometry as geometry
+    >>> geometry.dot_product_by_offset([0, 1, -1], 8).round(10).tolist()
+    [4.0, 3.5352559716, 3.5352559716]
+    """
+    delta = check_real_array(offsets, name="offsets")
+    with np.errstate(over="ignore"):
+        phases = delta[..., np.newaxis] * frequencies(d_model, base=base)
+    check_phases(phases)
+    return np.cos(phases).sum(axis=-1)
+
+
+def distance_by_offset(
+    offsets: npt.ArrayLike, d_model: int, *, base: float = 10000.0
+) -> np.ndarray:
+    """Euclidean distance ``|PE(p + delta) - PE(p)|`` (the same for every ``p``).
+
+    ``|PE(p + delta) - PE(p)|^2 = d - 2 sum_i cos(delta w_i)
+    = 4 sum_i sin^2(delta w_i / 2)``; the second form is used, as it has no
+    cancellation for small offsets.
+
+    Parameters
+    ----------
+    offsets : array_like of real
+        The offsets ``delta``.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of the same shape as ``offsets``; 0 at offset 0.
+
+    Examples
+    --------
+    >>> import sinpe.geometry as geometry
+    >>> float(geometry.distance_by_offset(0, 8))
+    0.0
+    >>> round(float(geometry.distance_by_offset(1, 2)), 10)   # 2 sin(1/2)
+    0.9588510772
+    """
+    delta = check_real_array(offsets, name="offsets")
+    with np.errstate(over="ignore"):
+        half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0
+    check_phases(half_angles)
+    return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))
+
+
+def nearest_distinct_position(
+    context: int, d_model: int, *, base: float = 10000.0
+) -> tuple[int, float]:
+    """The offset in ``1 .. context - 1`` whose encoding is closest to offset 0.
+
+    Within a window of ``context`` positions, the pair of distinct positions
+    whose encodings are hardest to tell apart are ``offset`` apart, at
+    ``distance``. Neighbours (offset 1) are usually not the closest: a too-small
+    base makes some far offset come back near zero (aliasing).
+
+    Parameters
+    ----------
+    context : int
+        Number of positions in the window (at least 2).
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+
+    Returns
+    -------
+    (int, float)
+        The offset and the distance.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-integer or too small ``context``, and as :func:`distance_by_offset`.
+
+    Examples
+    --------
+    >>> import sinpe.geometry as geometry
+    >>> geometry.nearest_distinct_position(100, 2)[0]   # 2 pi * 7 = 43.98...; 44 is closest
+    44
+    """
+    if isinstance(context, bool) or not isinstance(context, numbers.Integral):
+        raise TypeError(f"context must be an integer, got {context!r}")
+    if context < 2:
+        raise ValueError(f"context must be at least 2, got {context}")
+    check_entries((context,), what="the offsets 1 .. context - 1")
+    offsets = np.arange(1, int(context))
+    distances = distance_by_offset(offsets, d_model, base=base)
+    best = int(np.argmin(distances))
+    return int(offsets[best]), float(distances[best])
+
+
+class Aliasing(NamedTuple):
+    """The far offset that looks most like a near one (see :func:`aliasing`)."""
+
+    far_offset: int
+    distance: float
+    looks_like: int
+
+
+def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64) -> Aliasing:
+    """How close can two *far-apart* positions get, within a window of ``context``?
+
+    Among offsets ``far .. context - 1``, find the one whose encodings are
+    closest (``far_offset``, at ``distance``), and the smallest offset
+    ``looks_like`` whose encodings are at least that far apart. When
+    ``looks_like`` is small, positions thousands apart are as hard to tell
+    apart as near neighbours: the encoding aliases.
+
+    Parameters
+    ----------
+    context : int
+        Window length; must exceed ``far``.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+    far : int, optional
+        Smallest offset that counts as far.
+
+    Returns
+    -------
+    Aliasing
+        ``(far_offset, distance, looks_like)``.
+
+    Examples
+    --------
+    >>> import sinpe.geometry as geometry
+    >>> geometry.aliasing(65536, 128, base=100.0).looks_like < 16
+    True
+    >>> geometry.aliasing(65536, 128, base=10000.0).far_offset < 100   # no far look-alike
+    True
+    """
+    if isinstance(far, bool) or not isinstance(far, numbers.Integral) or far < 1:
+        raise ValueError(f"far must be a positive integer, got {far!r}")
+    if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context <= far:
+        raise ValueError(f"context must be an integer > far = {far}, got {context!r}")
+    check_entries((context,), what="the offsets 1 .. context - 1")
+    offsets = np.arange(1, int(context))
+    distances = distance_by_offset(offsets, d_model, base=base)
+    candidates = offsets >= far
+    best = int(np.argmin(distances[candidates]))
+    distance = float(distances[candidates][best])
+    looks_like = int(offsets[np.argmax(distances >= distance)])
+    return Aliasing(int(offsets[candidates][best]), distance, looks_like)
+
+
+def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
+    """How much each dimension varies over positions ``0 .. context - 1``.
+
+    The range (max - min) of each entry of ``PE(p)`` for ``p`` in the real
+    interval ``[0, context - 1]``, in closed form: a sine that sweeps the phase
+    ``0 .. Theta`` ranges over ``sin(Theta)`` while ``Theta < pi/2``, a cosine
+    over ``1 - cos(Theta)`` while ``Theta < pi``. Dimensions with a tiny range
+    are nearly constant over the context: they carry no information there.
+
+    Parameters
+    ----------
+    context : int
+        Number of positions (at least 1).
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model,)`` in the interleaved layout, each in
+        ``[0, 2]``.
+
+    Examples
+    --------
+    >>> import sinpe.geometry as geometry
+    >>> geometry.dimension_ranges(1, 4).tolist()          # one position: nothing varies
+    [0.0, 0.0, 0.0, 0.0]
+    >>> geometry.dimension_ranges(10, 2).tolist()         # 9 radians: full swings
+    [2.0, 2.0]
+    """
+    if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context < 1:
+        raise ValueError(f"context must be a positive integer, got {context!r}")
+    width = check_d_model(d_model)
+    sweep = (int(context) - 1) * frequencies(width, base=base)  # phase swept by each pair
+    sine = np.where(
+        sweep >= 1.5 * np.pi,
+        2.0,
+        np.where(sweep >= 0.5 * np.pi, 1.0 - np.minimum(0.0, np.sin(sweep)), np.sin(sweep)),
+    )
+    cosine = np.where(sweep >= np.pi, 2.0, 1.0 - np.cos(sweep))
+    ranges = np.empty(width)
+    ranges[0::2] = sine
+    ranges[1::2] = cosine
+    return ranges
+
+
+def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
+    """Coordinates of ``vectors`` in their two main directions of variation (PCA).
+
+    Parameters
+    ----------
+    vectors : array_like, shape (n, d)
+        Rows to project; centred before the decomposition.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, 2)``. Each direction's sign is fixed so that its largest
+        component is positive, which makes the result reproducible.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe.geometry as geometry
+    >>> points = np.array([[0.0, 0, 0], [2, 0, 0], [0, 1, 0], [2, 1, 0]])
+    >>> geometry.principal_plane(points).round(6).tolist()
+    [[-1.0, -0.5], [1.0, -0.5], [-1.0, 0.5], [1.0, 0.5]]
+    """
+    data = check_real_array(vectors, name="vectors")
+    if data.ndim != 2 or data.shape[0] < 2:
+        raise ValueError(f"vectors must have shape (n >= 2, d), got {data.shape}")
+    centred = data - data.mean(axis=0)
+    directions = np.linalg.svd(centred, full_matrices=False)[2][:2]
+    signs = np.sign(directions[np.arange(2), np.argmax(np.abs(directions), axis=1)])
+    return centred @ (directions * signs[:, np.newaxis]).T
+
+
+def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
+    """RMS residual of the best (least-squares) fixed linear map ``inputs -> targets``.
+
+    Rows are samples. Zero (up to rounding) exactly when one matrix ``A`` sends
+    every row of ``inputs`` to the matching row of ``targets`` -- e.g. ``PE(p)``
+    to ``PE(p + k)`` for the sinusoidal encoding, but not for sines alone.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe, sinpe.geometry as geometry
+    >>> table = sinpe.positional_encoding(np.arange(20), 8)
+    >>> bool(geometry.linear_map_residual(table[:-1], table[1:]) < 1e-12)
+    True
+    """
+    here = check_real_array(inputs, name="inputs")
+    there = check_real_array(targets, name="targets")
+    if here.ndim != 2 or there.ndim != 2 or here.shape[0] != there.shape[0] or not here.size:
+        raise ValueError(
+            f"inputs and targets must be non-empty 2-d arrays with one row per sample, got "
+            f"shapes {here.shape} and {there.shape}"
+        )
+    solution = np.linalg.lstsq(here, there, rcond=None)[0]
+    return float(np.sqrt(np.mean((here @ solution - there) ** 2)))

@@ -1,0 +1,316 @@
+"""Floating-point numerics of the encoding: low precision, reference values, ULPs.
+
+Used in chapter 7. :func:`computed_in` emulates a table computed in float32,
+float16 or bfloat16; :func:`reference_encoding` gives correctly rounded values
+from mpmath (the ``reference`` extra); :func:`ulp_error` and
+:func:`correct_digits` measure the difference. NumPy only otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe._validation import (
+    check_base,
+    check_count,
+    check_d_model,
+    check_pair,
+    check_real_array,
+)
+from sinpe.core import frequencies, positional_encoding
+
+__all__ = [
+    "COMPUTE_DTYPES",
+    "FREQUENCY_RECIPES",
+    "computed_in",
+    "correct_digits",
+    "low_precision_bound",
+    "low_precision_frequencies",
+    "reference_encoding",
+    "to_bfloat16",
+    "ulp_error",
+]
+
+
+def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
+    """Number of correct decimal digits: ``-log10(max |approximate - exact|)``.
+
+    Values are in ``[-1, 1]`` here, so absolute error is the right measure.
+    Returns ``inf`` when they agree exactly.
+
+    Examples
+    --------
+    >>> import sinpe.numerics as numerics
+    >>> numerics.correct_digits([0.5, 0.25], [0.5, 0.2501])
+    4.0
+    """
+    guess, truth = check_pair(
+        approximate, exact, ("approximate", "exact"), hint="compare entry for entry"
+    )
+    with np.errstate(over="ignore"):
+        error = float(np.max(np.abs(guess - truth)))
+    if not np.isfinite(error):
+        raise ValueError("approximate - exact overflows float64; compare values in [-1, 1]")
+    return float("inf") if error == 0 else round(float(-np.log10(error)), 12)
+
+
+#: Precisions :func:`computed_in` can emulate.
+COMPUTE_DTYPES = ("float64", "float32", "float16", "bfloat16")
+
+
+def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
+    """Round to bfloat16 (8 exponent bits, 8 significand bits), returned as float32.
+
+    Round to nearest, ties to even, on the float32 bit pattern -- what hardware
+    does when it converts float32 to bfloat16.
+
+    Examples
+    --------
+    >>> import sinpe.numerics as numerics
+    >>> numerics.to_bfloat16([257.0, 1.0 + 2**-8, 3.14159]).tolist()
+    [256.0, 1.0, 3.140625]
+    """
+    wide = check_real_array(values, name="values")
+    largest = float(np.finfo(np.float32).max)
+    if wide.size and float(np.max(np.abs(wide))) > largest:
+        raise ValueError(
+            f"values must lie within float32's range (+-{largest:g}), got "
+            f"{float(np.max(np.abs(wide))):g}; bfloat16 has the same range"
+        )
+    single = np.ascontiguousarray(wide, dtype=np.float32)
+    bits = single.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
+
+
+#: How :func:`computed_in` forms the frequencies in low precision.
+FREQUENCY_RECIPES = ("rounded", "exp", "pow")
+
+
+def low_precision_frequencies(
+    d_model: int, precision: str, *, base: float = 10000.0, recipe: str = "rounded"
+) -> np.ndarray:
+    """The frequencies as a low-precision implementation holds them, as float64.
+
+    Parameters
+    ----------
+    d_model : int
+        Width; positive and even.
+    precision : {"float32", "float16", "bfloat16"}
+        The precision they are computed or stored in (bfloat16 is emulated by
+        rounding float32 results).
+    base : float, optional
+        The constant ``C``.
+    recipe : {"rounded", "exp", "pow"}, optional
+        ``"rounded"``: the correctly rounded float64 frequencies rounded once to
+        ``precision``. ``"exp"``: the PyTorch tutorial's and the Annotated
+        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``: the factor
+        ``-(ln(C) / d)`` is a float64 rounded once to ``precision``, every later
+        step is in ``precision``. ``"pow"``: ``C ** (-arange(0, d, 2) / d)`` in ``precision``.
+        The last two depend on the platform's low-precision ``exp`` and ``pow``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model // 2,)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``precision`` or ``recipe``, and as :func:`sinpe.frequencies`.
+
+    Examples
+    --------
+    >>> import sinpe.numerics as numerics
+    >>> numerics.low_precision_frequencies(4, "float32", base=100.0).tolist()
+    [1.0, 0.10000000149011612]
+    """
+    if precision not in COMPUTE_DTYPES[1:]:
+        raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
+    if recipe not in FREQUENCY_RECIPES:
+        raise ValueError(f"recipe must be one of {FREQUENCY_RECIPES}, got {recipe!r}")
+    exact = frequencies(d_model, base=base)  # validates d_model and base
+    compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
+    store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
+    steps = np.arange(0, d_model, 2, dtype=compute)
+    with np.errstate(over="ignore", under="ignore"):
+        if recipe == "rounded":
+            low = store(exact)
+        elif recipe == "exp":  # -(ln C / d) in float64, rounded once, as torch promotes it
+            factor = store(-math.log(float(base)) / d_model)
+            low = store(np.exp(store(steps * factor)))
+        else:
+            low = store(np.power(compute(base), store(-steps / compute(d_model))))
+    result = np.asarray(low, dtype=np.float64)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            f"base={base!r} gives frequencies that overflow {precision}; choose a base nearer 1e4"
+        )
+    return result
+
+
+def low_precision_bound(
+    positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, recipe: str = "rounded"
+) -> np.ndarray:
+    """The error bound of a table computed entirely in float32 (chapter 7, eq. low-precision-bound).
+
+    With ``u = 2**-24``, each entry of :func:`computed_in` ``(positions, d_model,
+    "float32", recipe=recipe)`` is within ``|p| |w32_i - w_i| + u |p| w32_i + 2 u`` of
+    the exact value: the frequency error, the rounding of the product, and about
+    one unit for the float32 sine or cosine.
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite positions.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``.
+    recipe : {"rounded", "exp", "pow"}, optional
+        How the float32 frequencies ``w32`` are formed (:func:`low_precision_frequencies`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``np.shape(positions) + (d_model // 2,)``: the bound for each pair.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`low_precision_frequencies` and :func:`sinpe.positional_encoding`.
+
+    Examples
+    --------
+    >>> import sinpe.numerics as numerics
+    >>> bound = numerics.low_precision_bound([2.0**20], 8)   # w_0 = 1 is exact in float32
+    >>> float(bound[0, 0]) == 2.0**-24 * 2.0**20 + 2 * 2.0**-24
+    True
+    """
+    where = np.abs(check_real_array(positions, name="positions"))[..., np.newaxis]
+    low = low_precision_frequencies(d_model, "float32", base=base, recipe=recipe)
+    unit = 2.0**-24
+    return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
+
+
+def computed_in(
+    positions: npt.ArrayLike,
+    d_model: int,
+    precision: str,
+    *,
+    base: float = 10000.0,
+    recipe: str = "rounded",
+) -> np.ndarray:
+    """The encoding computed *entirely* in a low precision, as some implementations do.
+
+    The frequencies (formed by ``recipe``, see :func:`low_precision_frequencies`),
+    the phases ``p * w_i`` and the sines and cosines are each rounded to
+    ``precision`` ("float32", "float16", or "bfloat16", emulated by rounding
+    float32 results), unlike :func:`sinpe.positional_encoding`, which computes in
+    float64 and rounds once. Returned as float64 for comparison.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe, sinpe.numerics as numerics
+    >>> exact = sinpe.positional_encoding(2049, 8)
+    >>> bool(np.abs(numerics.computed_in(2049, 8, "float16") - exact).max() > 0.1)
+    True
+    """
+    if precision not in COMPUTE_DTYPES:
+        raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
+    where = check_real_array(positions, name="positions")
+    if precision == "float64":
+        return positional_encoding(where, d_model, base=base)
+    angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)
+    if precision == "bfloat16" and where.size and float(np.max(np.abs(where))) > 3.3895e38:
+        raise ValueError(
+            f"bfloat16 cannot represent position {float(np.max(np.abs(where))):g} (largest "
+            f"3.39e38): computing in bfloat16 would give inf and NaN"
+        )
+    if precision == "bfloat16":
+        low_w = to_bfloat16(angular)
+        phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)
+        sines, cosines = to_bfloat16(np.sin(phases)), to_bfloat16(np.cos(phases))
+    else:
+        dtype = np.dtype(precision)
+        largest = float(np.finfo(dtype).max)
+        if where.size and float(np.max(np.abs(where))) > largest:
+            raise ValueError(
+                f"{precision} cannot represent position {float(np.max(np.abs(where))):g} "
+                f"(largest {largest:g}): computing in {precision} would give inf and NaN"
+            )
+        phases = where.astype(dtype)[..., np.newaxis] * angular.astype(dtype)
+        sines, cosines = np.sin(phases), np.cos(phases)
+    out = np.empty((*where.shape, 2 * angular.size))
+    out[..., 0::2], out[..., 1::2] = sines, cosines
+    return out
+
+
+def reference_encoding(
+    positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, digits: int = 40
+) -> np.ndarray:
+    """The encoding evaluated with mpmath at ``digits`` significant digits (needs mpmath).
+
+    The frequencies are the exact ``base ** (-2 i / d)`` -- not their float64
+    roundings -- so this is the reference that every float64 table is compared
+    with. Returned as float64 (correctly rounded from the high-precision values).
+
+    Examples
+    --------
+    >>> import sinpe.numerics as numerics
+    >>> float(numerics.reference_encoding([1.0], 2)[0, 0])   # sin(1)
+    0.8414709848078965
+    """
+    try:
+        import mpmath
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "sinpe.numerics.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
+        ) from None
+
+    where = check_real_array(positions, name="positions")
+    width = check_d_model(d_model)
+    base = check_base(base)
+    digits = check_count(digits, "digits", maximum=10_000, hint="such as 40")
+    out = np.empty((*where.shape, width))
+    flat, result = where.reshape(-1), out.reshape(-1, width)
+    with mpmath.workdps(digits):
+        exact = [
+            mpmath.power(mpmath.mpf(base), mpmath.mpf(-2 * i) / width) for i in range(width // 2)
+        ]
+        for row, position in enumerate(flat):
+            p = mpmath.mpf(float(position))
+            for i, w in enumerate(exact):
+                result[row, 2 * i] = float(mpmath.sin(p * w))
+                result[row, 2 * i + 1] = float(mpmath.cos(p * w))
+    return out
+
+
+def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
+    """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe.numerics as numerics
+    >>> numerics.ulp_error([1.0 + 2**-52], [1.0]).tolist()
+    [1.0]
+    """
+    guess, reference = check_pair(
+        approximate,
+        exact,
+        ("approximate", "exact"),
+        hint="compare entry for entry",
+        allow_empty=True,
+    )
+    spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)
+    with np.errstate(over="ignore"):
+        ulps = np.abs(guess - reference) / spacing
+    if not np.isfinite(ulps).all():
+        raise ValueError(
+            "the error is more ULPs than float64 can count (exact is 0 or tiny, or the "
+            "difference overflows); measure the absolute error instead"
+        )
+    return ulps
