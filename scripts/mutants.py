@@ -10,9 +10,14 @@ fail (or time out), *survives* when they pass.
 
     python scripts/mutants.py               # run every mutant (make mutants)
     python scripts/mutants.py --only rope   # mutants whose file or description match
+    python scripts/mutants.py --only alibi --only psnr   # several patterns
     python scripts/mutants.py --list        # list them, run nothing
 
-Exit status: 0 when every mutant is killed, 1 when any survives, 2 on a bad mutant.
+Before the mutants, the tests of each module concerned run once on the unmutated
+copy: if they fail there, the run stops (a "kill" would mean nothing).
+
+Exit status: 0 when every mutant is killed, 1 when any survives, 2 on a bad mutant
+or a failing baseline.
 """
 
 from __future__ import annotations
@@ -29,21 +34,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: Independent-oracle tests written against the mutants below (one file, all modules).
+ORACLES = "tests/test_oracles.py"
+
 #: Test files run for a mutant of each module (besides the module's own doctests
 #: and tests/test_mutants_killed.py). Fast, targeted files first: ``-x`` stops at
 #: the first failure, so a killed mutant costs little.
 TESTS = {
     "core.py": ["tests/test_core.py", "tests/test_validation.py", "tests/test_reported_bugs.py"],
     "_validation.py": ["tests/test_validation.py", "tests/test_core.py"],
-    "rope.py": ["tests/test_rope_alibi_checks.py", "tests/test_reported_bugs.py"],
-    "alibi.py": ["tests/test_rope_alibi_checks.py", "tests/test_reported_bugs.py"],
-    "conventions.py": ["tests/test_conventions.py", "tests/test_frequencies.py"],
+    "rope.py": ["tests/test_rope_alibi_checks.py", "tests/test_reported_bugs.py", ORACLES],
+    # ORACLES before test_reported_bugs: without its limit, alibi_slopes(10**9) there
+    # would allocate gigabytes before failing.
+    "alibi.py": ["tests/test_rope_alibi_checks.py", ORACLES, "tests/test_reported_bugs.py"],
+    "conventions.py": ["tests/test_conventions.py", ORACLES, "tests/test_frequencies.py"],
     "nn.py": ["tests/test_nn_torch.py", "tests/test_nn.py", "tests/test_reported_bugs.py"],
-    "fourier.py": ["tests/test_fourier.py", "tests/test_reported_bugs.py"],
-    "analysis.py": ["tests/test_analysis.py", "tests/test_reported_bugs.py"],
-    "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py"],
+    "fourier.py": ["tests/test_fourier.py", "tests/test_reported_bugs.py", ORACLES],
+    "analysis.py": ["tests/test_analysis.py", "tests/test_reported_bugs.py", ORACLES],
+    "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
     "experiments.py": ["tests/test_experiments.py"],
     "checks.py": ["tests/test_rope_alibi_checks.py"],
+    "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
+    "plotting.py": ["tests/test_plotting.py", ORACLES],
 }
 KILLERS = "tests/test_mutants_killed.py"
 TIMEOUT = 600  # seconds per mutant; a mutant that hangs the tests counts as killed
@@ -280,6 +292,96 @@ MUTANTS: list[Mutant] = [
         "return 1.0 / (0.1 * math.log(scale) + 1.0)",
         "yarn_temperature: square dropped",
     ),
+    M(
+        "rope.py",
+        "rotated_second = first * sin + second * cos",
+        "rotated_second = first * sin - second * cos",
+        "apply_rope: second entry of each pair reflected instead of rotated",
+    ),
+    M(
+        "rope.py",
+        "out[..., 0::2], out[..., 1::2] = rotated_first, rotated_second",
+        "out[..., 0::2], out[..., 1::2] = rotated_second, rotated_first",
+        "apply_rope: rotated pair written back swapped (interleaved)",
+    ),
+    M(
+        "rope.py",
+        'theta = check_real_array(frequencies, name="frequencies")',
+        "theta = _ladder(width, base)",
+        "apply_rope: custom frequencies ignored",
+    ),
+    M(
+        "rope.py",
+        "if vectors.ndim == 0 or vectors.shape[-1] % 2:",
+        "if vectors.ndim == 0:",
+        "apply_rope: odd width accepted with custom frequencies",
+    ),
+    M(
+        "rope.py",
+        "    if layout not in ROPE_LAYOUTS:\n        raise",
+        "    if False:\n        raise",
+        "_check_rope_layout: unknown layouts accepted (read as half)",
+    ),
+    M(
+        "rope.py",
+        "if width == 2:\n            return frequencies(width, constant)",
+        "if False:\n            return frequencies(width, constant)",
+        "scaled_frequencies: NTK at d = 2 divides by d - 2 = 0",
+    ),
+    M(
+        "rope.py",
+        "ratio = original_length * theta / (2 * np.pi)",
+        "ratio = original_length * theta / np.pi",
+        "scaled_frequencies: YaRN ratio L / (wavelength / 2)",
+    ),
+    M(
+        "rope.py",
+        "ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)",
+        "ramp = np.clip((ratio - alpha) / beta, 0.0, 1.0)",
+        "scaled_frequencies: YaRN ramp divided by beta instead of beta - alpha",
+    ),
+    M(
+        "rope.py",
+        "if not (0 <= alpha < beta) or not math.isfinite(beta):",
+        "if not (0 <= alpha <= beta) or not math.isfinite(beta):",
+        "scaled_frequencies: YaRN alpha == beta accepted (< vs <=)",
+    ),
+    M(
+        "rope.py",
+        "if original_length < 1:",
+        "if original_length < 0:",
+        "scaled_frequencies: YaRN original_length 0 accepted",
+    ),
+    M(
+        "rope.py",
+        "if method not in SCALING_METHODS:",
+        "if method is None:",
+        "scaled_frequencies: unknown method falls through to YaRN",
+    ),
+    M(
+        "rope.py",
+        "return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2",
+        "return 1.0 / (0.1 * math.log10(scale) + 1.0) ** 2",
+        "yarn_temperature: log10 instead of ln",
+    ),
+    M(
+        "rope.py",
+        "if rows.shape[0] % heads_count:",
+        "if rows.shape[0] < heads_count:",
+        "convert_qk_weight: rows not a multiple of n_heads accepted",
+    ),
+    M(
+        "rope.py",
+        "if source == target:\n        return rows.copy()",
+        "if source == target:\n        return rows",
+        "convert_qk_weight: same layout returns the caller's array, not a copy",
+    ),
+    M(
+        "rope.py",
+        'return layout_permutation(head_width, "interleaved", "concat")',
+        'return layout_permutation(head_width, "concat", "interleaved")',
+        "rope_permutation: the inverse permutation",
+    ),
     # --- alibi.py ----------------------------------------------------------------
     M(
         "alibi.py",
@@ -298,6 +400,60 @@ MUTANTS: list[Mutant] = [
         "distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])",
         "distance = np.arange(length)[:, None] - np.arange(length)[None, :]",
         "alibi_bias: signed distance",
+    ),
+    M(
+        "alibi.py",
+        "start = 2 ** (-(2 ** -(math.log2(n_heads) - 3)))",
+        "start = 2 ** (-(2 ** -(math.log2(n_heads) - 2)))",
+        "alibi_slopes: ratio 2^(-4/n) instead of 2^(-8/n)",
+    ),
+    M(
+        "alibi.py",
+        "closest = 2 ** math.floor(math.log2(count))",
+        "closest = 2 ** math.ceil(math.log2(count))",
+        "alibi_slopes: closest power of two rounded up",
+    ),
+    M(
+        "alibi.py",
+        "return np.concatenate([_power_of_two_slopes(closest), extra])",
+        "return np.concatenate([extra, _power_of_two_slopes(closest)])",
+        "alibi_slopes: extra heads first",
+    ),
+    M(
+        "alibi.py",
+        "if math.log2(count).is_integer():",
+        "if count % 2 == 0:",
+        "alibi_slopes: every even count treated as a power of two",
+    ),
+    M(
+        "alibi.py",
+        "extra = alibi_slopes(2 * closest)[0::2][: count - closest]",
+        "extra = alibi_slopes(2 * closest)[0::2][-(count - closest) :]",
+        "alibi_slopes: the last instead of the first interleaved slopes",
+    ),
+    M(
+        "alibi.py",
+        "not isinstance(length, numbers.Integral) or length < 1:",
+        "not isinstance(length, numbers.Integral) or length < 0:",
+        "alibi_bias: length 0 accepted",
+    ),
+    M(
+        "alibi.py",
+        "return -alibi_slopes(n_heads)[:, None, None] * distance",
+        "return alibi_slopes(n_heads)[:, None, None] * distance",
+        "alibi_bias: a reward instead of a penalty (sign)",
+    ),
+    M(
+        "alibi.py",
+        'count = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")',
+        'count = check_count(n_heads, "n_heads", hint="such as 8 or 12")',
+        "alibi_slopes: no upper limit on n_heads",
+    ),
+    M(
+        "alibi.py",
+        "return [start * start**index for index in range(n_heads)]",
+        "return [start * start**index for index in range(n_heads - 1)]",
+        "alibi_slopes: one slope short (range off by one)",
     ),
     # --- conventions.py ----------------------------------------------------------
     M(
@@ -347,6 +503,102 @@ MUTANTS: list[Mutant] = [
         "return np.cumsum(mask, axis=-1) * mask + padding_idx",
         "return np.cumsum(mask, axis=0) * mask + padding_idx",
         "fairseq_positions: cumulative sum over the wrong axis",
+    ),
+    M(
+        "conventions.py",
+        "return _rational_powers(base, count, -1, count)",
+        "return _rational_powers(base, count, -2, count)",
+        "encode: paper spacing base^(-2k/n) instead of base^(-k/n)",
+    ),
+    M(
+        "conventions.py",
+        'if count == 1 and convention != "tensor2tensor":',
+        "if count == 1:",
+        "encode: tensor2tensor's max(n - 1, 1) guard lost (d = 2 raises)",
+    ),
+    M(
+        "conventions.py",
+        'if count == 1 and convention != "tensor2tensor":',
+        'if count == 0 and convention != "tensor2tensor":',
+        "encode: whisper/fairseq at d = 2 silently use n - 1 -> 1",
+    ),
+    M(
+        "conventions.py",
+        "sin_freq = _rational_powers(constant, sin_count, -2, width)",
+        "sin_freq = _rational_powers(constant, sin_count, -1, width)",
+        "encode: hf-marian exponent j/d instead of 2(j//2)/d",
+    ),
+    M(
+        "conventions.py",
+        'width = check_d_model(d_model, even=rule.odd_width == "raise")',
+        "width = check_d_model(d_model, even=False)",
+        "encode: odd widths accepted where the source raises",
+    ),
+    M(
+        "conventions.py",
+        "table = np.concatenate([table, np.zeros((*where.shape, 1))], axis=-1)",
+        "table = np.concatenate([np.zeros((*where.shape, 1)), table], axis=-1)",
+        "encode: the zero column of odd widths comes first",
+    ),
+    M(
+        "conventions.py",
+        'if rule.name == "fairseq":',
+        'if rule.spacing == "n-1":',
+        "encode: every n-1 convention zeroes row padding_idx",
+    ),
+    M(
+        "conventions.py",
+        "warn_if_unresolvable(where, out_dtype)",
+        "pass",
+        "encode: no precision warning for non-paper conventions",
+    ),
+    M(
+        "conventions.py",
+        "constant = check_base(base)",
+        "constant = float(base)",
+        "encode: base not validated for non-paper conventions",
+    ),
+    M(
+        "conventions.py",
+        "cosines = np.cos(sin_phases[..., :cos_count])",
+        "cosines = np.cos(sin_phases[..., -cos_count:])",
+        "encode: hf-marian odd width takes the cosines' frequencies from the end",
+    ),
+    M(
+        "conventions.py",
+        'return encode(rows, d_model, "fairseq", base=base, padding_idx=padding_idx)',
+        'return encode(rows, d_model, "fairseq", padding_idx=padding_idx)',
+        "fairseq_embedding: base ignored",
+    ),
+    M(
+        "conventions.py",
+        'return encode(rows, d_model, "fairseq", base=base, padding_idx=padding_idx)',
+        'return encode(rows, d_model, "fairseq", base=base)',
+        "fairseq_embedding: padding_idx not passed on (zeroes row 1)",
+    ),
+    M(
+        "conventions.py",
+        "return np.cumsum(mask, axis=-1) * mask + padding_idx",
+        "return np.cumsum(mask, axis=-1) + padding_idx",
+        "fairseq_positions: padding tokens numbered too",
+    ),
+    M(
+        "conventions.py",
+        'padding_idx, "padding_idx", minimum=0, hint',
+        'padding_idx, "padding_idx", minimum=1, hint',
+        "fairseq_positions: padding_idx 0 rejected",
+    ),
+    M(
+        "conventions.py",
+        'if ids.dtype == np.bool_ or ids.dtype.kind not in "iu":',
+        'if ids.dtype == np.bool_ or ids.dtype.kind not in "iuf":',
+        "fairseq_positions: float token ids accepted",
+    ),
+    M(
+        "conventions.py",
+        "table[where == padding_idx] = 0.0",
+        "table[where <= padding_idx] = 0.0",
+        "encode: fairseq zeroes every row up to padding_idx",
     ),
     # --- nn.py -------------------------------------------------------------------
     M(
@@ -452,6 +704,84 @@ MUTANTS: list[Mutant] = [
         'return float("inf") if error == 0 else float(-20.0 * np.log10(error))',
         "psnr: 20 log10 instead of 10 log10 of the MSE",
     ),
+    M(
+        "fourier.py",
+        "features[..., 0::2] = np.sin(phases)",
+        "features[..., 0::2] = np.cos(phases)",
+        "integer_features: cos in the sine slots",
+    ),
+    M(
+        "fourier.py",
+        "if k < 1:",
+        "if k < 0:",
+        "integer_features: k = 0 accepted",
+    ),
+    M(
+        "fourier.py",
+        "features = np.stack([np.sin(phases), np.cos(phases)], axis=-1)  # (..., n, L, 2)",
+        "features = np.stack([np.sin(phases), np.cos(phases)], axis=-2)  # (..., n, L, 2)",
+        "nerf_encoding (paper): all sines of a coordinate before its cosines",
+    ),
+    M(
+        "fourier.py",
+        "scales = 2.0 ** np.arange(count)",
+        "scales = 2.0 ** np.arange(1, count + 1)",
+        "nerf_encoding: frequencies 2^1 .. 2^L instead of 2^0 .. 2^(L-1)",
+    ),
+    M(
+        "fourier.py",
+        "blocks = np.stack([np.sin(phases), np.cos(phases)], axis=-2)",
+        "blocks = np.stack([np.sin(phases), np.cos(phases)], axis=-1)",
+        "nerf_encoding (official): coordinate-major instead of frequency-major blocks",
+    ),
+    M(
+        "fourier.py",
+        "return np.concatenate([points, blocks.reshape(*points.shape[:-1], -1)], axis=-1)",
+        "return blocks.reshape(*points.shape[:-1], -1)",
+        "nerf_encoding (official): raw input not included",
+    ),
+    M(
+        "fourier.py",
+        "if count > 1000:",
+        "if count > 1100:",
+        "nerf_encoding: frequency limit raised past float64",
+    ),
+    M(
+        "fourier.py",
+        "return rng.normal(0.0, float(sigma), size=(rows, cols))",
+        "return rng.normal(0.0, float(sigma) ** 2, size=(rows, cols))",
+        "gaussian_matrix: sigma used as the variance",
+    ),
+    M(
+        "fourier.py",
+        "and np.isfinite(sigma) and sigma > 0):",
+        "and np.isfinite(sigma) and sigma >= 0):",
+        "gaussian_matrix: sigma 0 accepted",
+    ),
+    M(
+        "fourier.py",
+        "return np.concatenate([np.sin(phases), np.cos(phases)], axis=-1)",
+        "return np.concatenate([np.cos(phases), np.sin(phases)], axis=-1)",
+        "gaussian_features: cosines first",
+    ),
+    M(
+        "fourier.py",
+        "error = float(np.mean((guess - truth) ** 2))",
+        "error = float(np.mean(np.abs(guess - truth)))",
+        "psnr: mean absolute instead of mean squared error",
+    ),
+    M(
+        "fourier.py",
+        "    if value < 1:\n        raise",
+        "    if value < 0:\n        raise",
+        "_positive_int: 0 accepted (n_frequencies, n_features, n_per_axis)",
+    ),
+    M(
+        "fourier.py",
+        "[np.outer(frequencies, np.eye(axes)[axis]) for axis in range(axes)]",
+        "[np.outer(frequencies, np.ones(axes)) for axis in range(axes)]",
+        "log_spaced_matrix: rows not axis-aligned",
+    ),
     # --- analysis.py -------------------------------------------------------------
     M(
         "analysis.py",
@@ -464,6 +794,186 @@ MUTANTS: list[Mutant] = [
         "half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0",
         "half_angles = delta[..., np.newaxis] * frequencies(d_model, base)",
         "distance_by_offset: half angle not halved",
+    ),
+    M(
+        "analysis.py",
+        "return np.cos(phases).sum(axis=-1)",
+        "return np.sin(phases).sum(axis=-1)",
+        "dot_product_by_offset: sin instead of cos",
+    ),
+    M(
+        "analysis.py",
+        "return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))",
+        "return np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))",
+        "distance_by_offset: factor 2 dropped",
+    ),
+    M(
+        "analysis.py",
+        "offsets = np.arange(1, int(context))\n"
+        "    distances = distance_by_offset(offsets, d_model, base)\n"
+        "    best = int(np.argmin(distances))",
+        "offsets = np.arange(1, int(context) + 1)\n"
+        "    distances = distance_by_offset(offsets, d_model, base)\n"
+        "    best = int(np.argmin(distances))",
+        "nearest_distinct_position: offset = context included (off by one)",
+    ),
+    M(
+        "analysis.py",
+        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0",
+        "half_angles = delta[..., np.newaxis] * frequencies(d_model) / 2.0",
+        "distance_by_offset: base ignored",
+    ),
+    M(
+        "analysis.py",
+        "    distances = distance_by_offset(offsets, d_model, base)\n"
+        "    best = int(np.argmin(distances))",
+        "    distances = distance_by_offset(offsets, d_model)\n"
+        "    best = int(np.argmin(distances))",
+        "nearest_distinct_position: base ignored",
+    ),
+    M(
+        "analysis.py",
+        "    distances = distance_by_offset(offsets, d_model, base)\n    candidates",
+        "    distances = distance_by_offset(offsets, d_model)\n    candidates",
+        "aliasing: base ignored",
+    ),
+    M(
+        "analysis.py",
+        "if context < 2:",
+        "if context < 1:",
+        "nearest_distinct_position: context 1 accepted",
+    ),
+    M(
+        "analysis.py",
+        "candidates = offsets >= far",
+        "candidates = offsets > far",
+        "aliasing: offset far itself not a candidate (>= vs >)",
+    ),
+    M(
+        "analysis.py",
+        "looks_like = int(offsets[np.argmax(distances >= distance)])",
+        "looks_like = int(offsets[np.argmax(distances > distance)])",
+        "aliasing: looks_like needs a strictly larger distance",
+    ),
+    M(
+        "analysis.py",
+        "ranges[0::2] = sine\n    ranges[1::2] = cosine",
+        "ranges[0::2] = cosine\n    ranges[1::2] = sine",
+        "dimension_ranges: sine and cosine ranges swapped",
+    ),
+    M(
+        "analysis.py",
+        "sweep = (int(context) - 1) * frequencies(width, base)",
+        "sweep = int(context) * frequencies(width, base)",
+        "dimension_ranges: sweep over context instead of context - 1 positions",
+    ),
+    M(
+        "analysis.py",
+        "cosine = np.where(sweep >= np.pi, 2.0, 1.0 - np.cos(sweep))",
+        "cosine = np.where(sweep >= 2.0 * np.pi, 2.0, 1.0 - np.cos(sweep))",
+        "dimension_ranges: cosine saturates at 2 pi instead of pi",
+    ),
+    M(
+        "analysis.py",
+        "error = float(np.max(np.abs(guess - truth)))",
+        "error = float(np.mean(np.abs(guess - truth)))",
+        "correct_digits: mean instead of max error",
+    ),
+    M(
+        "analysis.py",
+        "return centred @ (directions * signs[:, np.newaxis]).T",
+        "return centred @ directions.T",
+        "principal_plane: direction signs not fixed",
+    ),
+    M(
+        "analysis.py",
+        "centred = data - data.mean(axis=0)",
+        "centred = data - data.mean(axis=1, keepdims=True)",
+        "principal_plane: centred over the wrong axis",
+    ),
+    M(
+        "analysis.py",
+        "if n_bits > 62:",
+        "if n_bits > 63:",
+        "binary_encoding: 63 bits accepted (int64 sign bit)",
+    ),
+    M(
+        "analysis.py",
+        "whole = np.floor(where).astype(np.int64)",
+        "whole = np.round(where).astype(np.int64)",
+        "binary_encoding: positions rounded instead of floored",
+    ),
+    M(
+        "analysis.py",
+        "rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000",
+        "rounded = (bits + 0x7FFF) & 0xFFFF0000",
+        "to_bfloat16: ties rounded down instead of to even",
+    ),
+    M(
+        "analysis.py",
+        "low = store(np.power(compute(base), store(-steps / compute(d_model))))",
+        "low = store(np.power(compute(base), store(-steps / compute(d_model // 2))))",
+        "low_precision_frequencies: pow recipe exponent over d/2",
+    ),
+    M(
+        "analysis.py",
+        'low = low_precision_frequencies(d_model, "float32", base, recipe=recipe)',
+        'low = low_precision_frequencies(d_model, "float32", recipe=recipe)',
+        "low_precision_bound: base ignored",
+    ),
+    M(
+        "analysis.py",
+        'low = low_precision_frequencies(d_model, "float32", base, recipe=recipe)',
+        'low = low_precision_frequencies(d_model, "float32", base)',
+        "low_precision_bound: recipe ignored",
+    ),
+    M(
+        "analysis.py",
+        "out[..., 0::2], out[..., 1::2] = sines, cosines",
+        "out[..., 0::2], out[..., 1::2] = cosines, sines",
+        "computed_in: cosines in the sine columns",
+    ),
+    M(
+        "analysis.py",
+        "phases = where.astype(dtype)[..., np.newaxis] * angular.astype(dtype)",
+        "phases = where[..., np.newaxis] * angular.astype(dtype)",
+        "computed_in: positions not rounded to the precision (float32/float16)",
+    ),
+    M(
+        "analysis.py",
+        "phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)",
+        "phases = to_bfloat16(where[..., np.newaxis] * low_w)",
+        "computed_in: positions not rounded to bfloat16",
+    ),
+    M(
+        "analysis.py",
+        "return positional_encoding(where, d_model, base)",
+        "return positional_encoding(where, d_model)",
+        "computed_in: base ignored in float64",
+    ),
+    M(
+        "analysis.py",
+        "angular = low_precision_frequencies(d_model, precision, base, recipe=recipe)",
+        "angular = low_precision_frequencies(d_model, precision, base)",
+        "computed_in: recipe ignored",
+    ),
+    M(
+        "analysis.py",
+        "with mpmath.workdps(digits):",
+        "with mpmath.workdps(15):",
+        "reference_encoding: digits ignored (double precision)",
+    ),
+    M(
+        "analysis.py",
+        "spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)",
+        "spacing = np.spacing(np.abs(reference)).astype(np.float64)",
+        "ulp_error: dtype ignored",
+    ),
+    M(
+        "analysis.py",
+        "return float(np.sqrt(np.mean((here @ solution - there) ** 2)))",
+        "return float(np.sqrt(np.sum((here @ solution - there) ** 2)))",
+        "linear_map_residual: root of the sum instead of the mean",
     ),
     # --- symbolic.py -------------------------------------------------------------
     M(
@@ -485,6 +995,130 @@ MUTANTS: list[Mutant] = [
         "out[a] = vector[a] * sp.cos(angle_i) + vector[b] * sp.sin(angle_i)",
         "rope (symbolic): sign flip",
     ),
+    M(
+        "symbolic.py",
+        "            sp.sin(at * frequency(i, width, constant)),\n"
+        "            sp.cos(at * frequency(i, width, constant)),",
+        "            sp.cos(at * frequency(i, width, constant)),\n"
+        "            sp.sin(at * frequency(i, width, constant)),",
+        "sinusoidal_encoding: (cos, sin) pairs",
+    ),
+    M(
+        "symbolic.py",
+        "            sp.sin(at * frequency(i, width, constant)),\n"
+        "            sp.cos(at * frequency(i, width, constant)),",
+        "            sp.sin(at * frequency(i, width)),\n"
+        "            sp.cos(at * frequency(i, width)),",
+        "sinusoidal_encoding: constant ignored",
+    ),
+    M(
+        "symbolic.py",
+        "scale = constant ** sp.Rational(2 * (i - 1), width)",
+        "scale = constant ** sp.Rational(2 * i, width)",
+        "one_indexed_encoding: exponent 2i/d instead of 2(i-1)/d",
+    ),
+    M(
+        "symbolic.py",
+        "return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])",
+        "return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])",
+        "rotation: counterclockwise instead of clockwise",
+    ),
+    M(
+        "symbolic.py",
+        "return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])",
+        "return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])",
+        "counterclockwise: clockwise instead",
+    ),
+    M(
+        "symbolic.py",
+        "[rotation(by * frequency(i, width, constant)) for i in range(width // 2)]",
+        "[rotation(by * frequency(i, width)) for i in range(width // 2)]",
+        "shift_matrix: constant ignored",
+    ),
+    M(
+        "symbolic.py",
+        "return all(_is_zero(entry) for entry in matrix)",
+        "return any(_is_zero(entry) for entry in matrix)",
+        "_matrix_is_zero: any entry zero suffices",
+    ),
+    M(
+        "symbolic.py",
+        "if start.shape[0] != start.shape[1] or sp.simplify(start.det()) == 0:",
+        "if start.shape[0] != start.shape[1]:",
+        "derive_shift_map: dependent entries not detected",
+    ),
+    M(
+        "symbolic.py",
+        "if poly is None or poly.total_degree() > 1 or poly.coeff_monomial(1) != 0:",
+        "if poly is None or poly.total_degree() > 1:",
+        "derive_shift_map: affine (constant-term) entries accepted",
+    ),
+    M(
+        "symbolic.py",
+        "if poly is None or poly.total_degree() > 1 or poly.coeff_monomial(1) != 0:",
+        "if poly is None or poly.coeff_monomial(1) != 0:",
+        "derive_shift_map: quadratic entries accepted",
+    ),
+    M(
+        "symbolic.py",
+        "sp.cos((position - other_position) * frequency(i, width)) for i in range(width // 2)",
+        "sp.cos((position + other_position) * frequency(i, width)) for i in range(width // 2)",
+        "verify_dot_product: p + q instead of p - q",
+    ),
+    M(
+        "symbolic.py",
+        "        for j in range(width):\n            if not _is_zero(textbook[j] - given[j]):",
+        "        for j in range(width - 1):\n            if not _is_zero(textbook[j] - given[j]):",
+        "verify_indexings_agree: last entry not compared",
+    ),
+    M(
+        "symbolic.py",
+        "if all(sp.simplify(entry) == 0 for entry in at_shift):",
+        "if any(sp.simplify(entry) == 0 for entry in at_shift):",
+        "verify_no_linear_shift: one zero entry of PE(k) rejects the counterexample",
+    ),
+    M(
+        "symbolic.py",
+        "for n in range(1, count + 1):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
+        "for n in range(count):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
+        "integer_features (symbolic): multiples 0..k-1",
+    ),
+    M(
+        "symbolic.py",
+        "there = features(angle + 2 * sp.pi, count)",
+        "there = features(angle + 4 * sp.pi, count)",
+        "verify_periodic_features: period 4 pi checked instead of 2 pi",
+    ),
+    M(
+        "symbolic.py",
+        "angle_i = at * frequency(i, width, constant)",
+        "angle_i = at * frequency(i, width)",
+        "rope (symbolic): constant ignored",
+    ),
+    M(
+        "symbolic.py",
+        'a, b = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + half)',
+        'a, b = (2 * i, 2 * i + 1) if layout != "interleaved" else (i, i + half)',
+        "rope (symbolic): layouts swapped",
+    ),
+    M(
+        "symbolic.py",
+        "drift = sp.diff(dot, m) + sp.diff(dot, n)",
+        "drift = sp.diff(dot, m) - sp.diff(dot, n)",
+        "verify_rope_relative: d/dm - d/dn",
+    ),
+    M(
+        "symbolic.py",
+        "if not _is_zero((rotated.T * rotated)[0, 0] - (q.T * q)[0, 0]):",
+        "if not _is_zero((rotated.T * q)[0, 0] - (q.T * q)[0, 0]):",
+        "verify_rope_norm: compares the wrong product",
+    ),
+    M(
+        "symbolic.py",
+        "if d_model > MAX_SYMBOLIC_SIZE:",
+        "if d_model >= MAX_SYMBOLIC_SIZE:",
+        "_check_width: the largest width rejected (> vs >=)",
+    ),
     # --- experiments.py / checks.py ------------------------------------------------
     M(
         "experiments.py",
@@ -498,14 +1132,244 @@ MUTANTS: list[Mutant] = [
         '"concat": table[:, :half] ** 2 + table[:, half + 1 : 2 * half + 1] ** 2,',
         "inspect_table: concat pairs off by one",
     ),
+    # --- claims.py ---------------------------------------------------------------
+    M(
+        "claims.py",
+        "    if not bool(holds):\n        verdict = FAILS",
+        "    if not bool(as_stated):\n        verdict = FAILS",
+        "judge: as_stated decides a failure",
+    ),
+    M(
+        "claims.py",
+        "    elif not bool(as_stated):\n        verdict = NUANCE",
+        "    elif not bool(as_stated):\n        verdict = HOLDS",
+        "judge: a nuance reported as holds",
+    ),
+    M(
+        "claims.py",
+        "if not isinstance(value, bool | np.bool_):",
+        "if not isinstance(value, bool | np.bool_ | int):",
+        "judge: integers pass for test results",
+    ),
+    M(
+        "claims.py",
+        "if not isinstance(value, bool | np.bool_):",
+        "if not isinstance(value, bool):",
+        "judge: NumPy booleans rejected",
+    ),
+    M(
+        "claims.py",
+        '_CLAIM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")',
+        '_CLAIM_ID = re.compile(r"^[a-z0-9-]+$")',
+        "Verdict: claim ids with stray hyphens accepted",
+    ),
+    M(
+        "claims.py",
+        'if "\\n" in self.reason:',
+        "if False:",
+        "Verdict: multi-line reasons accepted",
+    ),
+    M(
+        "claims.py",
+        "if self.evidence != PROOF and not self.scope.strip():",
+        "if self.evidence != PROOF and not self.scope:",
+        "Verdict: a blank scope passes for a non-proof",
+    ),
+    M(
+        "claims.py",
+        "if self.evidence != PROOF and not self.scope.strip():",
+        "if self.evidence == TOY and not self.scope.strip():",
+        "Verdict: only toy experiments need a scope",
+    ),
+    M(
+        "claims.py",
+        'if not isinstance(self.scope, str) or "\\n" in self.scope:',
+        "if not isinstance(self.scope, str):",
+        "Verdict: multi-line scopes accepted",
+    ),
+    M(
+        "claims.py",
+        "return GLUE_PREFIX + self.claim",
+        "return self.claim",
+        "Verdict.key: glue prefix dropped",
+    ),
+    M(
+        "claims.py",
+        'return f"{self.evidence} ({self.scope})" if self.scope else self.evidence',
+        'return f"{self.evidence} ({self.scope})"',
+        "Verdict.strength: empty parentheses for a proof",
+    ),
+    M(
+        "claims.py",
+        '"scope": self.scope,\n            },',
+        "},",
+        "Verdict: scope not stored in the notebook",
+    ),
+    M(
+        "claims.py",
+        "centre, low, high = (shown(x) for x in (value, value - slack, value + slack))",
+        "centre, low, high = (shown(x) for x in (value, value - slack, value))",
+        "settled: value + slack not checked",
+    ),
+    M(
+        "claims.py",
+        "centre, low, high = (shown(x) for x in (value, value - slack, value + slack))",
+        "centre, low, high = (shown(x) for x in (value, value, value + slack))",
+        "settled: value - slack not checked",
+    ),
+    M(
+        "claims.py",
+        "if slack < 0:",
+        "if slack <= 0:",
+        "settled: slack 0 rejected",
+    ),
+    M(
+        "claims.py",
+        "not isinstance(step, numbers.Real) or not step > 0:",
+        "not isinstance(step, numbers.Real) or step < 0:",
+        "settled: step 0 accepted",
+    ),
+    M(
+        "claims.py",
+        "return format(round(x / step) * step if step else float(x), spec)",
+        "return format(round(x / step) if step else float(x), spec)",
+        "settled: step multiple lost",
+    ),
+    M(
+        "claims.py",
+        "            if verdict.claim in found:\n                raise",
+        "            if False:\n                raise",
+        "read_verdicts: a claim recorded twice accepted",
+    ),
+    M(
+        "claims.py",
+        'payload = output["data"].get(record.get("mime_prefix", "") + MIME_TYPE)',
+        'payload = output["data"].get(MIME_TYPE)',
+        "read_verdicts: glue's mime prefix ignored",
+    ),
+    M(
+        "claims.py",
+        'if not record or not record.get("name", "").startswith(GLUE_PREFIX):',
+        "if not record:",
+        "read_verdicts: every glued value read as a verdict",
+    ),
+    M(
+        "claims.py",
+        "counts[verdict.verdict] += 1",
+        "counts[verdict.verdict] = 1",
+        "tally: counts at most one of each kind",
+    ),
+    M(
+        "claims.py",
+        "        if not isinstance(verdict, Verdict):\n            raise TypeError(",
+        "        if False:\n            raise TypeError(",
+        "tally: non-verdicts accepted",
+    ),
+    # --- plotting.py -------------------------------------------------------------
+    M(
+        "plotting.py",
+        '"figure.dpi": 100,',
+        '"figure.dpi": 72,',
+        "style: figure dpi 72 instead of 100",
+    ),
+    M(
+        "plotting.py",
+        '"savefig.dpi": 100,',
+        '"savefig.dpi": "figure",',
+        "style: savefig dpi not fixed",
+    ),
+    M(
+        "plotting.py",
+        '"font.size": 10.5,',
+        '"font.size": 12,',
+        "style: font size 12 instead of 10.5",
+    ),
+    M(
+        "plotting.py",
+        '"axes.prop_cycle": mpl.cycler(color=COLORS),',
+        '"axes.prop_cycle": mpl.cycler(color=COLORS[:-1]),',
+        "style: colour cycle without black",
+    ),
+    M(
+        "plotting.py",
+        '"axes.grid": True,',
+        '"axes.grid": False,',
+        "style: no grid",
+    ),
+    M(
+        "plotting.py",
+        '"svg.hashsalt": "sinpe",',
+        '"svg.hashsalt": None,',
+        "style: SVG ids not reproducible",
+    ),
+    M(
+        "plotting.py",
+        'nrows, ncols, figsize=(width, height), layout="constrained"',
+        'nrows, ncols, figsize=(7.0, 3.6), layout="constrained"',
+        "figure: width and height ignored",
+    ),
+    M(
+        "plotting.py",
+        'nrows, ncols, figsize=(width, height), layout="constrained"',
+        'ncols, nrows, figsize=(width, height), layout="constrained"',
+        "figure: rows and columns swapped",
+    ),
+    M(
+        "plotting.py",
+        'nrows, ncols, figsize=(width, height), layout="constrained"',
+        'nrows, ncols, figsize=(width, height), layout="tight"',
+        "figure: tight instead of constrained layout",
+    ),
+    M(
+        "plotting.py",
+        'origin="lower",',
+        'origin="upper",',
+        "heatmap: rows drawn top to bottom",
+    ),
+    M(
+        "plotting.py",
+        "        cmap=SEQUENTIAL,\n",
+        "",
+        "heatmap: colour map left to the rcParams",
+    ),
+    M(
+        "plotting.py",
+        "        vmin=vmin,\n        vmax=vmax,\n",
+        "",
+        "heatmap: vmin and vmax ignored",
+    ),
+    M(
+        "plotting.py",
+        "    ax.grid(False)\n",
+        "",
+        "heatmap: grid drawn over the image",
+    ),
+    M(
+        "plotting.py",
+        "angles = np.linspace(0.0, 2.0 * np.pi, 361)",
+        "angles = np.linspace(0.0, np.pi, 361)",
+        "unit_circle: half a circle",
+    ),
+    M(
+        "plotting.py",
+        'ax.set_aspect("equal")',
+        'ax.set_aspect("auto")',
+        "unit_circle: aspect not equal",
+    ),
+    M(
+        "plotting.py",
+        "ax.set_xlabel(horizontal)\n    ax.set_ylabel(vertical)",
+        "ax.set_xlabel(vertical)\n    ax.set_ylabel(horizontal)",
+        "unit_circle: axis labels swapped",
+    ),
 ]
 
 
-def selected(pattern: str | None) -> list[tuple[int, Mutant]]:
+def selected(patterns: list[str] | None) -> list[tuple[int, Mutant]]:
     chosen = []
     for number, mutant in enumerate(MUTANTS, 1):
         text = f"{mutant.file} {mutant.description}".lower()
-        if pattern is None or pattern.lower() in text:
+        if not patterns or any(pattern.lower() in text for pattern in patterns):
             chosen.append((number, mutant))
     return chosen
 
@@ -521,16 +1385,17 @@ def check_snippets(mutants: list[tuple[int, Mutant]]) -> list[str]:
 
 
 def copy_tree(destination: Path) -> Path:
+    # book/ stays: tests/test_claims.py checks the ledger against the chapter twins.
     ignore = shutil.ignore_patterns(
-        ".git", ".venv", "_build", ".jupyter_cache", "__pycache__", "book", "benchmarks", "*.ipynb"
+        ".git", ".venv", "_build", ".jupyter_cache", "__pycache__", "benchmarks", "build"
     )
     target = destination / "repo"
     shutil.copytree(ROOT, target, ignore=ignore)
     return target
 
 
-def run_tests(copy: Path, mutant: Mutant) -> tuple[str, float]:
-    files = [f"sinpe/{mutant.file}", *TESTS.get(mutant.file, [])]
+def run_tests(copy: Path, module: str) -> tuple[str, float]:
+    files = [f"sinpe/{module}", *TESTS.get(module, [])]
     if (copy / KILLERS).exists():
         files.append(KILLERS)
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1", CI="true")
@@ -555,7 +1420,12 @@ def run_tests(copy: Path, mutant: Mutant) -> tuple[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", metavar="PATTERN", help="file or description substring")
+    parser.add_argument(
+        "--only",
+        metavar="PATTERN",
+        action="append",
+        help="file or description substring (repeat for several)",
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     args = parser.parse_args(argv)
     mutants = selected(args.only)
@@ -572,12 +1442,19 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="sinpe-mutants-") as scratch:
         copy = copy_tree(Path(scratch))
+        # Baseline: the unmutated copy must pass, or every "kill" would be meaningless.
+        for module in dict.fromkeys(mutant.file for _, mutant in mutants):
+            outcome, elapsed = run_tests(copy, module)
+            if outcome != "SURVIVED":
+                print(f"baseline: the tests of {module} fail without any mutant", file=sys.stderr)
+                return 2
+            print(f"  baseline   {elapsed:5.1f}s  {module:15s} tests pass unmutated", flush=True)
         for number, mutant in mutants:
             path = copy / "sinpe" / mutant.file
             original = path.read_text()
             try:
                 path.write_text(original.replace(mutant.original, mutant.mutated, 1))
-                outcome, elapsed = run_tests(copy, mutant)
+                outcome, elapsed = run_tests(copy, mutant.file)
             finally:
                 path.write_text(original)
             if outcome == "SURVIVED":
