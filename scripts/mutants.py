@@ -104,8 +104,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        "return 2.0 * np.pi / frequencies(d_model, base)",
-        "return np.pi / frequencies(d_model, base)",
+        "return 2.0 * np.pi / frequencies(d_model, base=base)",
+        "return np.pi / frequencies(d_model, base=base)",
         "wavelengths: factor 2 dropped",
     ),
     M(
@@ -134,7 +134,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        "table = positional_encoding(start + np.arange(seq), width, base, dtype=np.float64)",
+        "table = positional_encoding(start + np.arange(seq), width, base=base, dtype=np.float64)",
         "table = positional_encoding(np.arange(seq), width, base, dtype=np.float64)",
         "add_positional_encoding: start ignored",
     ),
@@ -228,7 +228,7 @@ MUTANTS: list[Mutant] = [
     # --- rope.py -----------------------------------------------------------------
     M(
         "rope.py",
-        "theta = _ladder(width, base)",
+        "theta = _ladder(width, base=base)",
         "theta = _ladder(width)",
         "apply_rope: base ignored",
     ),
@@ -464,7 +464,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "return positional_encoding(positions, d_model, base, dtype=dtype)",
+        "return positional_encoding(positions, d_model, base=base, dtype=dtype)",
         "return positional_encoding(positions, d_model, dtype=dtype)",
         "encode: base ignored for the paper convention",
     ),
@@ -615,13 +615,13 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "nn.py",
-        "return x + positional_encoding(np.arange(length), self.d_model, self.base)",
+        "return x + positional_encoding(np.arange(length), self.d_model, base=self.base)",
         "return x + positional_encoding(np.arange(1, length + 1), self.d_model, self.base)",
         "PositionalEncoding: positions start at 1",
     ),
     M(
         "nn.py",
-        "return x + positional_encoding(np.arange(length), self.d_model, self.base)",
+        "return x + positional_encoding(np.arange(length), self.d_model, base=self.base)",
         "return x + positional_encoding(np.arange(length), self.d_model)",
         "PositionalEncoding: base ignored",
     ),
@@ -651,7 +651,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "nn.py",
-        "return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))",
+        "return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype))",
         "return 0.5 * x * (1.0 + _erf(x / 2.0).astype(x.dtype))",
         "gelu: erf(x / 2) instead of erf(x / sqrt 2)",
     ),
@@ -784,193 +784,187 @@ MUTANTS: list[Mutant] = [
     ),
     # --- analysis.py -------------------------------------------------------------
     M(
-        "analysis.py",
+        "geometry.py",
         "return np.cos(phases).sum(axis=-1)",
         "return np.cos(phases).sum(axis=0)",
         "dot_product_by_offset: sum over the wrong axis",
     ),
     M(
-        "analysis.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base)",
+        "geometry.py",
+        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
+        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base)",
         "distance_by_offset: half angle not halved",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "return np.cos(phases).sum(axis=-1)",
         "return np.sin(phases).sum(axis=-1)",
         "dot_product_by_offset: sin instead of cos",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))",
         "return np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))",
         "distance_by_offset: factor 2 dropped",
     ),
     M(
-        "analysis.py",
-        "offsets = np.arange(1, int(context))\n"
-        "    distances = distance_by_offset(offsets, d_model, base)\n"
-        "    best = int(np.argmin(distances))",
-        "offsets = np.arange(1, int(context) + 1)\n"
-        "    distances = distance_by_offset(offsets, d_model, base)\n"
-        "    best = int(np.argmin(distances))",
+        "geometry.py",
+        "offsets = np.arange(1, int(context))\n    distances = distance_by_offset(offsets, d_model, base=base)\n    best = int(np.argmin(distances))",
+        "offsets = np.arange(1, int(context) + 1)\n    distances = distance_by_offset(offsets, d_model, base=base)\n    best = int(np.argmin(distances))",
         "nearest_distinct_position: offset = context included (off by one)",
     ),
     M(
-        "analysis.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base) / 2.0",
+        "geometry.py",
+        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
         "half_angles = delta[..., np.newaxis] * frequencies(d_model) / 2.0",
         "distance_by_offset: base ignored",
     ),
     M(
-        "analysis.py",
-        "    distances = distance_by_offset(offsets, d_model, base)\n"
-        "    best = int(np.argmin(distances))",
-        "    distances = distance_by_offset(offsets, d_model)\n"
-        "    best = int(np.argmin(distances))",
+        "geometry.py",
+        "    distances = distance_by_offset(offsets, d_model, base=base)\n    best = int(np.argmin(distances))",
+        "    distances = distance_by_offset(offsets, d_model)\n    best = int(np.argmin(distances))",
         "nearest_distinct_position: base ignored",
     ),
     M(
-        "analysis.py",
-        "    distances = distance_by_offset(offsets, d_model, base)\n    candidates",
+        "geometry.py",
+        "    distances = distance_by_offset(offsets, d_model, base=base)\n    candidates",
         "    distances = distance_by_offset(offsets, d_model)\n    candidates",
         "aliasing: base ignored",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "if context < 2:",
         "if context < 1:",
         "nearest_distinct_position: context 1 accepted",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "candidates = offsets >= far",
         "candidates = offsets > far",
         "aliasing: offset far itself not a candidate (>= vs >)",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "looks_like = int(offsets[np.argmax(distances >= distance)])",
         "looks_like = int(offsets[np.argmax(distances > distance)])",
         "aliasing: looks_like needs a strictly larger distance",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "ranges[0::2] = sine\n    ranges[1::2] = cosine",
         "ranges[0::2] = cosine\n    ranges[1::2] = sine",
         "dimension_ranges: sine and cosine ranges swapped",
     ),
     M(
-        "analysis.py",
-        "sweep = (int(context) - 1) * frequencies(width, base)",
-        "sweep = int(context) * frequencies(width, base)",
+        "geometry.py",
+        "sweep = (int(context) - 1) * frequencies(width, base=base)",
+        "sweep = int(context) * frequencies(width, base=base)",
         "dimension_ranges: sweep over context instead of context - 1 positions",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "cosine = np.where(sweep >= np.pi, 2.0, 1.0 - np.cos(sweep))",
         "cosine = np.where(sweep >= 2.0 * np.pi, 2.0, 1.0 - np.cos(sweep))",
         "dimension_ranges: cosine saturates at 2 pi instead of pi",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "error = float(np.max(np.abs(guess - truth)))",
         "error = float(np.mean(np.abs(guess - truth)))",
         "correct_digits: mean instead of max error",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "return centred @ (directions * signs[:, np.newaxis]).T",
         "return centred @ directions.T",
         "principal_plane: direction signs not fixed",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "centred = data - data.mean(axis=0)",
         "centred = data - data.mean(axis=1, keepdims=True)",
         "principal_plane: centred over the wrong axis",
     ),
     M(
-        "analysis.py",
+        "binary.py",
         "if n_bits > 62:",
         "if n_bits > 63:",
         "binary_encoding: 63 bits accepted (int64 sign bit)",
     ),
     M(
-        "analysis.py",
+        "binary.py",
         "whole = np.floor(where).astype(np.int64)",
         "whole = np.round(where).astype(np.int64)",
         "binary_encoding: positions rounded instead of floored",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000",
         "rounded = (bits + 0x7FFF) & 0xFFFF0000",
         "to_bfloat16: ties rounded down instead of to even",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "low = store(np.power(compute(base), store(-steps / compute(d_model))))",
         "low = store(np.power(compute(base), store(-steps / compute(d_model // 2))))",
         "low_precision_frequencies: pow recipe exponent over d/2",
     ),
     M(
-        "analysis.py",
-        'low = low_precision_frequencies(d_model, "float32", base, recipe=recipe)',
+        "numerics.py",
+        'low = low_precision_frequencies(d_model, "float32", base=base, recipe=recipe)',
         'low = low_precision_frequencies(d_model, "float32", recipe=recipe)',
         "low_precision_bound: base ignored",
     ),
     M(
-        "analysis.py",
-        'low = low_precision_frequencies(d_model, "float32", base, recipe=recipe)',
+        "numerics.py",
+        'low = low_precision_frequencies(d_model, "float32", base=base, recipe=recipe)',
         'low = low_precision_frequencies(d_model, "float32", base)',
         "low_precision_bound: recipe ignored",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "out[..., 0::2], out[..., 1::2] = sines, cosines",
         "out[..., 0::2], out[..., 1::2] = cosines, sines",
         "computed_in: cosines in the sine columns",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "phases = where.astype(dtype)[..., np.newaxis] * angular.astype(dtype)",
         "phases = where[..., np.newaxis] * angular.astype(dtype)",
         "computed_in: positions not rounded to the precision (float32/float16)",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "phases = to_bfloat16(to_bfloat16(where)[..., np.newaxis] * low_w)",
         "phases = to_bfloat16(where[..., np.newaxis] * low_w)",
         "computed_in: positions not rounded to bfloat16",
     ),
     M(
-        "analysis.py",
-        "return positional_encoding(where, d_model, base)",
+        "numerics.py",
+        "return positional_encoding(where, d_model, base=base)",
         "return positional_encoding(where, d_model)",
         "computed_in: base ignored in float64",
     ),
     M(
-        "analysis.py",
-        "angular = low_precision_frequencies(d_model, precision, base, recipe=recipe)",
+        "numerics.py",
+        "angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)",
         "angular = low_precision_frequencies(d_model, precision, base)",
         "computed_in: recipe ignored",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "with mpmath.workdps(digits):",
         "with mpmath.workdps(15):",
         "reference_encoding: digits ignored (double precision)",
     ),
     M(
-        "analysis.py",
+        "numerics.py",
         "spacing = np.spacing(np.abs(reference).astype(dtype)).astype(np.float64)",
         "spacing = np.spacing(np.abs(reference)).astype(np.float64)",
         "ulp_error: dtype ignored",
     ),
     M(
-        "analysis.py",
+        "geometry.py",
         "return float(np.sqrt(np.mean((here @ solution - there) ** 2)))",
         "return float(np.sqrt(np.sum((here @ solution - there) ** 2)))",
         "linear_map_residual: root of the sum instead of the mean",
@@ -985,8 +979,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "return constant ** sp.Rational(-2 * index, d_model)",
-        "return constant ** sp.Rational(-index, d_model)",
+        "return base ** sp.Rational(-2 * index, d_model)",
+        "return base ** sp.Rational(-index, d_model)",
         "frequency: exponent i/d instead of 2i/d",
     ),
     M(
@@ -997,24 +991,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "            sp.sin(at * frequency(i, width, constant)),\n"
-        "            sp.cos(at * frequency(i, width, constant)),",
-        "            sp.cos(at * frequency(i, width, constant)),\n"
-        "            sp.sin(at * frequency(i, width, constant)),",
+        "            sp.sin(position * frequency(i, width, base=base)),\n            sp.cos(position * frequency(i, width, base=base)),",
+        "            sp.cos(position * frequency(i, width, base=base)),\n            sp.sin(position * frequency(i, width, base=base)),",
         "sinusoidal_encoding: (cos, sin) pairs",
     ),
     M(
         "symbolic.py",
-        "            sp.sin(at * frequency(i, width, constant)),\n"
-        "            sp.cos(at * frequency(i, width, constant)),",
-        "            sp.sin(at * frequency(i, width)),\n"
-        "            sp.cos(at * frequency(i, width)),",
+        "            sp.sin(position * frequency(i, width, base=base)),\n            sp.cos(position * frequency(i, width, base=base)),",
+        "            sp.sin(position * frequency(i, width)),\n            sp.cos(position * frequency(i, width)),",
         "sinusoidal_encoding: constant ignored",
     ),
     M(
         "symbolic.py",
-        "scale = constant ** sp.Rational(2 * (i - 1), width)",
-        "scale = constant ** sp.Rational(2 * i, width)",
+        "scale = base ** sp.Rational(2 * (i - 1), width)",
+        "scale = base ** sp.Rational(2 * i, width)",
         "one_indexed_encoding: exponent 2i/d instead of 2(i-1)/d",
     ),
     M(
@@ -1031,8 +1021,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "[rotation(by * frequency(i, width, constant)) for i in range(width // 2)]",
-        "[rotation(by * frequency(i, width)) for i in range(width // 2)]",
+        "[rotation(k * frequency(i, width, base=base)) for i in range(width // 2)]",
+        "[rotation(k * frequency(i, width)) for i in range(width // 2)]",
         "shift_matrix: constant ignored",
     ),
     M(
@@ -1091,8 +1081,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "angle_i = at * frequency(i, width, constant)",
-        "angle_i = at * frequency(i, width)",
+        "angle_i = position * frequency(i, width, base=base)",
+        "angle_i = position * frequency(i, width)",
         "rope (symbolic): constant ignored",
     ),
     M(
@@ -1121,7 +1111,7 @@ MUTANTS: list[Mutant] = [
     ),
     # --- experiments.py / checks.py ------------------------------------------------
     M(
-        "experiments.py",
+        "nn.py",
         "return np.triu(np.ones((length, length), dtype=bool), 1)",
         "return np.triu(np.ones((length, length), dtype=bool), 0)",
         "causal_mask: the diagonal masked too (off by one)",
