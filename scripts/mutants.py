@@ -53,7 +53,7 @@ TESTS = {
     "analysis.py": ["tests/test_analysis.py", "tests/test_reported_bugs.py", ORACLES],
     "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
     "experiments.py": ["tests/test_experiments.py"],
-    "checks.py": ["tests/test_rope_alibi_checks.py"],
+    "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
     "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
     "plotting.py": ["tests/test_plotting.py", ORACLES],
 }
@@ -1118,9 +1118,93 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "checks.py",
-        '"concat": table[:, :half] ** 2 + table[:, half : 2 * half] ** 2,',
-        '"concat": table[:, :half] ** 2 + table[:, half + 1 : 2 * half + 1] ** 2,',
+        '"concat": (slice(0, half), slice(half, 2 * half), slice(2 * half, width)),',
+        '"concat": (slice(0, half), slice(half + 1, 2 * half + 1), slice(2 * half, width)),',
         "inspect_table: concat pairs off by one",
+    ),
+    M(
+        "checks.py",
+        "if layout.padding is not None or not layout.cosines == layout.frequencies.size > 0:",
+        "if not layout.cosines == layout.frequencies.size > 0:",
+        "inspect_table: padded layouts take the rotation shortcut",
+    ),
+    M(
+        "checks.py",
+        "self.fine = (np.cos(fine) - 1j * np.sin(fine)).astype(pairs)",
+        "self.fine = (np.cos(fine) + 1j * np.sin(fine)).astype(pairs)",
+        "inspect_table: fine rotation conjugated",
+    ),
+    M(
+        "checks.py",
+        "expected -= np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
+        "expected += np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
+        "inspect_table: angle addition with the wrong sign",
+    ),
+    M(
+        "checks.py",
+        "rounded = np.round(block[:, shared].astype(np.float64), 3)",
+        "rounded = np.round(block[:, shared].astype(np.float64), 2)",
+        "inspect_table: equal columns compared to 2 decimals",
+    ),
+    M(
+        "checks.py",
+        "mismatch[inverse[here][differ]] = True",
+        "mismatch[inverse[here][differ]] = False",
+        "inspect_table: hash collisions counted as repeats",
+    ),
+    M(
+        "checks.py",
+        "tied_mask[:-1] |= tie",
+        "tied_mask[:-1] |= False",
+        "inspect_table: tied rows not compared",
+    ),
+    M(
+        "checks.py",
+        "total += float(np.sum(factor[width:, width:] ** 2))",
+        "total += float(np.sum(factor[:, width:] ** 2))",
+        "inspect_table: QR residual over the wrong block",
+    ),
+    M(
+        "checks.py",
+        "inputs, targets = factor[:, :kept], factor[:, kept:]",
+        "targets, inputs = factor[:, :kept], factor[:, kept:]",
+        "inspect_table: inputs and targets swapped in the QR",
+    ),
+    M(
+        "checks.py",
+        "dots = gram[:, index, index + k]",
+        "dots = gram[:, index, index + k - 1]",
+        "inspect_table: offset dot products off by one",
+    ),
+    M(
+        "checks.py",
+        "return max(worst, _extreme(block[:, layout.zeros_at]))",
+        "return worst",
+        "inspect_table: zero columns not checked",
+    ),
+    M(
+        "checks.py",
+        "padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []",
+        "padded = []",
+        "inspect_table: padding rows not exempted",
+    ),
+    M(
+        "checks.py",
+        "np.minimum(found.col_min, low, out=found.col_min)",
+        "np.maximum(found.col_min, low, out=found.col_min)",
+        "inspect_table: column minimum tracks the maximum",
+    ),
+    M(
+        "checks.py",
+        "same = (rounded == rounded[:, where_first[classes[shared]]]).all(axis=0)",
+        "same = (rounded == rounded[:, where_first[classes[shared]]]).any(axis=0)",
+        "inspect_table: columns equal when one entry is",
+    ),
+    M(
+        "checks.py",
+        "if tolerance - generator.margin < worst <= tolerance + generator.margin:",
+        "if False:",
+        "inspect_table: borderline rows not re-checked with encode",
     ),
     # --- claims.py ---------------------------------------------------------------
     M(
