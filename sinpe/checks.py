@@ -5,7 +5,9 @@
 properties every sinusoidal table must have (values in [-1, 1]; unit
 (sin, cos) pairs so that ``|PE(p)|^2 = d/2``; ``PE(p + 1)`` a fixed linear
 function of ``PE(p)``; dot products that depend on the offset only), then names
-the conventions of :data:`sinpe.CONVENTIONS` it matches. NumPy only.
+the conventions of :data:`sinpe.CONVENTIONS` it matches. :data:`BUGGY_TABLES`
+holds the bugs collected from real code, with their sources, for the checker
+to catch (:func:`buggy_table` builds each). Used in: chapter 6. NumPy only.
 
 The table is read in blocks of rows, never copied whole: a float32 table of
 10**6 x 1024 (4 GiB) that follows a convention is checked in about 3 s on 2 cores,
@@ -16,18 +18,26 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import as_strided
 
-from sinpe._validation import PrecisionWarning, check_finite_entries, check_real_array
+from sinpe._validation import (
+    PrecisionWarning,
+    check_choice,
+    check_d_model,
+    check_entries,
+    check_finite_entries,
+    check_real_array,
+)
 from sinpe.conventions import CONVENTIONS, _spaced_frequencies, encode
 from sinpe.core import _rational_powers, frequencies, positional_encoding
 from sinpe.geometry import linear_map_residual
 
-__all__ = ["TableReport", "inspect_table"]
+__all__ = ["BUGGY_TABLES", "BuggyTable", "TableReport", "buggy_table", "inspect_table"]
 
 #: Entries of one block of rows (2**18 float64 = 2 MiB; a few such buffers are live).
 _BLOCK_ENTRIES = 2**18
@@ -954,3 +964,175 @@ def _inspect(
             )
             break
     report.matches = [candidate.label for candidate in candidates if candidate.alive]
+
+
+# ---------------------------------------------------------------------------
+# The bug gallery: tables with the bugs seen in real code (chapter 6, the tests)
+
+
+@dataclass(frozen=True)
+class BuggyTable:
+    """A sinusoidal table with one bug seen in real code, and where it was seen.
+
+    Attributes
+    ----------
+    name : str
+        The key in :data:`BUGGY_TABLES`.
+    bug : str
+        The bug in words, with the expression that goes wrong.
+    source : str
+        Where it was reported (repository and issue or pull request).
+    build : callable
+        ``build(positions, d_model)``: the buggy table for float positions of
+        shape ``(n,)``, shape ``(n, d_model)``.
+    symbolic : str or None
+        The key of the same bug in :data:`sinpe.symbolic.WRONG_ENCODINGS`, where
+        the proofs of chapter 2 are shown to reject it.
+    """
+
+    name: str
+    bug: str
+    source: str
+    build: Callable[[np.ndarray, int], np.ndarray]
+    symbolic: str | None = None
+
+
+def _interleave(sines: np.ndarray, cosines: np.ndarray) -> np.ndarray:
+    table = np.empty((sines.shape[0], 2 * sines.shape[1]))
+    table[:, 0::2], table[:, 1::2] = sines, cosines
+    return table
+
+
+def _phases(positions: np.ndarray, d_model: int, exponent: np.ndarray) -> np.ndarray:
+    return positions[:, np.newaxis] / 10000.0**exponent  # (n, d/2)
+
+
+def _even(d_model: int) -> np.ndarray:
+    return np.arange(0, d_model, 2)
+
+
+_GALLERY = (
+    BuggyTable(
+        "integer division 2*i//d",
+        "the exponent 2i // d is 0 for every pair, so all pairs share frequency 1",
+        "Kyubyong/transformer, pull request 81",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, _even(d) // d)), np.cos(_phases(p, d, _even(d) // d))
+        ),
+        symbolic="integer division 2*i//d",
+    ),
+    BuggyTable(
+        "/div_term instead of *",
+        "positions divided by div_term = 10000**(-2i/d) instead of multiplied by it",
+        "harvardnlp/annotated-transformer, issue 131",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, -_even(d) / d)), np.cos(_phases(p, d, -_even(d) / d))
+        ),
+    ),
+    BuggyTable(
+        "sines only",
+        "sin in every column, the cosines never written",
+        "a wrong exponent on the cos term, in tutorials (chapter 2's counterexample)",
+        lambda p, d: np.repeat(np.sin(_phases(p, d, _even(d) / d)), 2, axis=1),
+        symbolic="sine only",
+    ),
+    BuggyTable(
+        "wrong exponent on cos",
+        "cos(p / 10000**((2i + 1) / d)): the cosine of a pair at another frequency",
+        "tutorials that index the cos term by its own column 2i + 1",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, _even(d) / d)), np.cos(_phases(p, d, (_even(d) + 1) / d))
+        ),
+    ),
+    BuggyTable(
+        "cosine at double frequency",
+        "cos(2 p w_i) beside sin(p w_i): the cosine turns twice as fast",
+        "a slip of the same kind (chapter 2 shows no fixed linear map exists)",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, _even(d) / d)), np.cos(2 * _phases(p, d, _even(d) / d))
+        ),
+        symbolic="cosine at double frequency",
+    ),
+    BuggyTable(
+        "every token at position 0",
+        "batch-first and sequence-first confused: the table is sliced by batch, not by "
+        "position, so every token gets the row of position 0",
+        "pytorch/tutorials, issue 1547; AkiRusProd/numpy-transformer, issue 1",
+        lambda p, d: np.tile(positional_encoding(0, d), (p.shape[0], 1)),
+    ),
+    BuggyTable(
+        "fp16 phases",
+        "the phases p * w_i rounded to float16, and sin and cos taken in float16",
+        "EleutherAI/gpt-neox, issue 1003; vllm, pull request 54620",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, _even(d) / d).astype(np.float16)),
+            np.cos(_phases(p, d, _even(d) / d).astype(np.float16)),
+        ),
+    ),
+    BuggyTable(
+        "swapped layout (cos, sin)",
+        "pairs stored as (cos, sin): a valid rotation, but no code base's table",
+        "tensor2tensor, pull request 177 (reverted); flashinfer, pull request 3819",
+        lambda p, d: _interleave(
+            np.cos(_phases(p, d, _even(d) / d)), np.sin(_phases(p, d, _even(d) / d))
+        ),
+        symbolic="swapped layout (cos, sin)",
+    ),
+    BuggyTable(
+        "precedence / d_model // 2",
+        "2i / d_model // 2 floors the exponent to 0, so all pairs share frequency 1",
+        "zju3dv/LoFTR, issue 41",
+        lambda p, d: _interleave(
+            np.sin(_phases(p, d, _even(d) / d // 2)), np.cos(_phases(p, d, _even(d) / d // 2))
+        ),
+    ),
+    BuggyTable(
+        "table overwritten by init",
+        "a fixed table registered as a parameter and re-initialised with N(0, 0.02) noise",
+        "huggingface/transformers, issue 29807",
+        lambda p, d: np.random.default_rng(0).normal(0.0, 0.02, (p.shape[0], d)),
+    ),
+)
+
+#: The bugs collected from real code, by name: :func:`buggy_table` builds each.
+BUGGY_TABLES: dict[str, BuggyTable] = {bug.name: bug for bug in _GALLERY}
+
+
+def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray:
+    """The table of ``positions`` with the bug :data:`BUGGY_TABLES` ``[name]``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`BUGGY_TABLES`, e.g. ``"integer division 2*i//d"``.
+    positions : array_like of real, shape (n,)
+        The positions of the rows.
+    d_model : int
+        The width, even.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, d_model)``, float64 (the ``"fp16 phases"`` table holds the
+        float16 sines and cosines of float16 phases, as the buggy code computes them).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an unknown ``name``, positions that are not a 1-D array of finite
+        reals, or a width that is not a positive even integer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = buggy_table("integer division 2*i//d", np.arange(3), 4)
+    >>> bool(np.allclose(table[:, 0::2], np.sin(np.arange(3))[:, None]))  # frequency 1 twice
+    True
+    """
+    check_choice(name, "name", tuple(BUGGY_TABLES))
+    where = check_real_array(positions, name="positions")
+    if where.ndim != 1:
+        raise ValueError(f"positions must be a 1-D array, got shape {where.shape}")
+    width = check_d_model(d_model)
+    check_entries((where.shape[0], width), what="the table")
+    return BUGGY_TABLES[name].build(where, width)

@@ -79,6 +79,7 @@ SKIP = {
     "sinpe.conventions.Convention": "record of a convention (see encode)",
     "sinpe.geometry.Aliasing": "result record of aliasing",
     "sinpe.checks.TableReport": "result record of inspect_table",
+    "sinpe.checks.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
     "sinpe.claims.Verdict": "result record of judge",
     "sinpe.experiments.RecordedLayer": "result record of recorded_layers",
     "sinpe.experiments.RegressionLog": "result record of fit_regression",
@@ -180,7 +181,13 @@ CASES: dict[str, Case] = {
     "sinpe.conventions.encode": Case(
         conventions.encode,
         lambda: dict(
-            positions=_pos(), d_model=4, convention="paper", base=1e4, padding_idx=1, dtype=F64
+            positions=_pos(),
+            d_model=4,
+            convention="tensor2tensor",
+            base=1e4,
+            padding_idx=1,
+            dtype=F64,
+            min_timescale=1.0,
         ),
     ),
     "sinpe.conventions.fairseq_embedding": Case(
@@ -257,7 +264,14 @@ CASES: dict[str, Case] = {
         fourier.log_spaced_matrix, lambda: dict(n_per_axis=3, n_coords=2, scale=10.0)
     ),
     "sinpe.fourier.nerf_encoding": Case(
-        fourier.nerf_encoding, lambda: dict(x=_matrix(5, 2), n_frequencies=3, convention="paper")
+        fourier.nerf_encoding,
+        lambda: dict(
+            x=_matrix(5, 2),
+            n_frequencies=3,
+            convention="paper",
+            include_input=None,
+            log_sampling=True,
+        ),
     ),
     "sinpe.fourier.psnr": Case(
         fourier.psnr, lambda: dict(prediction=np.full(4, 0.5), target=np.full(4, 0.25))
@@ -265,7 +279,9 @@ CASES: dict[str, Case] = {
     # sinpe.rope
     "sinpe.rope.apply_rope": Case(
         rope.apply_rope,
-        lambda: dict(x=_matrix(4, 4), positions=_pos(), base=1e4, layout=IL, frequencies=None),
+        lambda: dict(
+            x=_matrix(4, 4), positions=_pos(), base=1e4, layout=IL, frequencies=None, rotary_dim=4
+        ),
     ),
     "sinpe.rope.convert_qk_weight": Case(
         rope.convert_qk_weight,
@@ -289,6 +305,10 @@ CASES: dict[str, Case] = {
     "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias, lambda: dict(n_heads=4, length=3)),
     "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes, lambda: dict(n_heads=4)),
     # sinpe.checks
+    "sinpe.checks.buggy_table": Case(
+        checks.buggy_table,
+        lambda: dict(name="fp16 phases", positions=np.arange(4.0), d_model=4),
+    ),
     "sinpe.checks.inspect_table": Case(
         checks.inspect_table,
         lambda: dict(
