@@ -86,10 +86,6 @@ def reference(table, positions=None, tolerance=1e-3):
             continue
         if np.allclose(values, expected, atol=tolerance, rtol=0):
             matches.append(label)
-    if width % 2 == 0:
-        concat = positional_encoding(where, width, layout="concat")
-        if np.allclose(values, concat, atol=tolerance, rtol=0):
-            matches.append("paper (concat layout)")
     return problems, matches
 
 

@@ -355,3 +355,10 @@ def test_apply_rope_with_custom_frequencies_equals_scaled_positions():
     np.testing.assert_allclose(interpolated, apply_rope(x, positions / 3.0), atol=1e-15)
     with pytest.raises(ValueError, match="frequencies must have shape"):
         apply_rope(x, positions, frequencies=np.ones(3))
+
+
+def test_a_concat_table_is_named_once():
+    # issue 17: the paper's table in the concat layout is Hugging Face Marian's, and
+    # used to be reported twice, as 'hf-marian' and 'paper (concat layout)'.
+    table = sinpe.positional_encoding(np.arange(40), 16, layout="concat")
+    assert inspect_table(table).matches == ["hf-marian"]
