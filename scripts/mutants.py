@@ -43,16 +43,38 @@ ORACLES = "tests/test_oracles.py"
 TESTS = {
     "core.py": ["tests/test_core.py", "tests/test_validation.py", "tests/test_reported_bugs.py"],
     "_validation.py": ["tests/test_validation.py", "tests/test_core.py"],
-    "rope.py": ["tests/test_rope_alibi_checks.py", "tests/test_reported_bugs.py", ORACLES],
+    "rope.py": [
+        "tests/test_porting.py",
+        "tests/test_rope_alibi_checks.py",
+        "tests/test_reported_bugs.py",
+        ORACLES,
+    ],
     # ORACLES before test_reported_bugs: without its limit, alibi_slopes(10**9) there
     # would allocate gigabytes before failing.
     "alibi.py": ["tests/test_rope_alibi_checks.py", ORACLES, "tests/test_reported_bugs.py"],
-    "conventions.py": ["tests/test_conventions.py", ORACLES, "tests/test_frequencies.py"],
-    "nn.py": ["tests/test_nn_torch.py", "tests/test_nn.py", "tests/test_reported_bugs.py"],
-    "fourier.py": ["tests/test_fourier.py", "tests/test_reported_bugs.py", ORACLES],
-    "analysis.py": ["tests/test_analysis.py", "tests/test_reported_bugs.py", ORACLES],
+    "conventions.py": [
+        "tests/test_porting.py",
+        "tests/test_conventions.py",
+        ORACLES,
+        "tests/test_frequencies.py",
+    ],
+    "nn.py": [
+        "tests/test_nn_torch.py",
+        "tests/test_nn.py",
+        "tests/test_reported_bugs.py",
+        "tests/test_nn_inputs.py",
+    ],
+    "fourier.py": [
+        "tests/test_porting.py",
+        "tests/test_fourier.py",
+        "tests/test_reported_bugs.py",
+        ORACLES,
+    ],
+    "geometry.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
+    "numerics.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
+    "binary.py": ["tests/test_geometry_numerics.py", ORACLES],
     "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
-    "experiments.py": ["tests/test_experiments.py"],
+    "experiments.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
     "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
     "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
     "plotting.py": ["tests/test_plotting.py", ORACLES],
@@ -258,20 +280,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        'if source == "half":\n        perm = np.argsort(perm)',
+        'if source == "concat":\n        perm = np.argsort(perm)',
         'if source == "interleaved":\n        perm = np.argsort(perm)',
         "convert_qk_weight: permutation and inverse swapped",
     ),
     M(
         "rope.py",
-        "return frequencies(width, constant * scale ** (width / (width - 2)))",
-        "return frequencies(width, constant * scale)",
+        "return frequencies(width, base=constant * scale ** (width / (width - 2)))",
+        "return frequencies(width, base=constant * scale)",
         "scaled_frequencies: NTK base without the d/(d-2) exponent",
     ),
     M(
         "rope.py",
-        "return frequencies(width, constant) / scale",
-        "return frequencies(width, constant) * scale",
+        "return frequencies(width, base=constant) / scale",
+        "return frequencies(width, base=constant) * scale",
         "scaled_frequencies: interpolation multiplies",
     ),
     M(
@@ -318,14 +340,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "    if layout not in ROPE_LAYOUTS:\n        raise",
-        "    if False:\n        raise",
-        "_check_rope_layout: unknown layouts accepted (read as half)",
+        "return check_choice(layout, name, ROPE_LAYOUTS)",
+        "return str(layout)",
+        "_check_rope_layout: unknown layouts accepted (read as concat)",
     ),
     M(
         "rope.py",
-        "if width == 2:\n            return frequencies(width, constant)",
-        "if False:\n            return frequencies(width, constant)",
+        'LAYOUT_ALIASES = {"half": "concat"}',
+        'LAYOUT_ALIASES = {"half": "interleaved"}',
+        "_check_rope_layout: 'half' read as interleaved",
+    ),
+    M(
+        "rope.py",
+        "if width == 2:\n            return frequencies(width, base=constant)",
+        "if False:\n            return frequencies(width, base=constant)",
         "scaled_frequencies: NTK at d = 2 divides by d - 2 = 0",
     ),
     M(
@@ -542,8 +570,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        'if rule.name == "fairseq":',
-        'if rule.spacing == "n-1":',
+        'if rule.name == "fairseq" and padding_idx is not None:\n        table[',
+        'if rule.spacing == "n-1" and padding_idx is not None:\n        table[',
         "encode: every n-1 convention zeroes row padding_idx",
     ),
     M(

@@ -12,6 +12,31 @@ Spacings (``n = d_model // 2`` frequencies, ``k = 0 .. n - 1``):
 * ``"paper"``: ``w_k = base ** (-2k / d_model) = base ** (-k / n)``;
 * ``"n-1"``: ``w_k = base ** (-k / (n - 1))``, so the slowest pair reaches
   ``1 / base`` exactly ("differs slightly" from the paper, as fairseq says).
+
+How close each convention is to the real code (``Convention.equals`` names the
+function; ``tests/test_porting.py`` re-types each one in NumPy and asserts these
+numbers): the largest ``|encode - source|`` at positions 0 .. 2047 (fairseq: rows
+0 .. 2049; guided-diffusion: timesteps 0, 0.5, .., 999.5) and widths 8, 64 and 512
+(and 9 and 65 where the source takes odd widths), with the source evaluated in
+float64, and in its own float32 -- PyTorch's and TensorFlow's default dtype, and
+Marian NMT's C++; Hugging Face's Marian computes in float64 and rounds once to
+float32, so it is the only one ``dtype=np.float32`` reproduces bit for bit up to
+that rounding. The float32 gap is the source's own rounding of the phase
+``p * w`` (about ``p * 6e-8``), not an error of this module:
+
+======================== ========= =========
+convention               float64   float32
+======================== ========= =========
+``paper``                5e-13     5e-4
+``tensor2tensor``        5e-13     5e-4
+``whisper``              5e-13     5e-4
+``fairseq``              5e-13     5e-4
+``hf-marian``            5e-13     3e-8
+``marian-nmt``           5e-13     5e-4
+``guided-diffusion``     3e-13     3e-4
+======================== ========= =========
+
+Used in: Chapter 1 and Chapter 6.
 """
 
 from __future__ import annotations
@@ -27,6 +52,7 @@ from sinpe._validation import (
     check_d_model,
     check_dtype,
     check_phases,
+    check_real,
     check_real_array,
     warn_if_unresolvable,
 )
@@ -56,6 +82,14 @@ class Convention:
     source : str
         Provenance: repository, file and function, and the issues that
         document the behaviour.
+    equals : str
+        The real function :func:`encode` reproduces: repository, file and
+        call, with the arguments that correspond to ``positions``,
+        ``d_model`` and ``base``.
+    float64_tolerance, float32_tolerance : float
+        The largest ``|encode - equals|`` measured, with ``equals`` evaluated
+        in float64 and in the float32 its code base runs in (the range is in
+        the module docstring; ``tests/test_porting.py`` asserts them).
     """
 
     name: str
@@ -64,6 +98,9 @@ class Convention:
     odd_width: str
     first_position: str
     source: str
+    equals: str = ""
+    float64_tolerance: float = 0.0
+    float32_tolerance: float = 0.0
 
 
 CONVENTIONS: dict[str, Convention] = {
@@ -82,6 +119,14 @@ CONVENTIONS: dict[str, Convention] = {
                 "tutorial and the Annotated Transformer (same numbers, computed as "
                 "exp(arange(0, d, 2) * -(ln 10000 / d)))."
             ),
+            equals=(
+                "harvardnlp/annotated-transformer, the_annotated_transformer.py, "
+                "PositionalEncoding(d_model, dropout, max_len).pe (the PyTorch tutorial's "
+                "is the same code): div_term = exp(arange(0, d_model, 2) * -(log(10000) / "
+                "d_model)), pe[:, 0::2] = sin(position * div_term), pe[:, 1::2] = cos(...)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=5e-4,
         ),
         Convention(
             name="tensor2tensor",
@@ -94,8 +139,16 @@ CONVENTIONS: dict[str, Convention] = {
                 "get_timing_signal_1d: log_timescale_increment = log(max/min) / "
                 "max(num_timescales - 1, 1) (the max() guard is PR #1055, so d = 2 "
                 "works), concat([sin, cos]), then pad one zero column when channels "
-                "is odd."
+                "is odd (so channels = 1 is one zero column). min_timescale multiplies "
+                "the frequencies: encode(..., min_timescale=m) reproduces it."
             ),
+            equals=(
+                "tensorflow/tensor2tensor, tensor2tensor/layers/common_attention.py, "
+                "get_timing_signal_1d(length, channels=d_model, min_timescale, "
+                "max_timescale=base, start_index)[0], at positions start_index + arange(length)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=5e-4,
         ),
         Convention(
             name="whisper",
@@ -109,6 +162,12 @@ CONVENTIONS: dict[str, Convention] = {
                 "channels // 2 - 1, so d = 2 gives NaN there; here d = 2 raises "
                 "ValueError instead."
             ),
+            equals=(
+                "openai/whisper, whisper/model.py, sinusoids(length, channels=d_model, "
+                "max_timescale=base) (the audio encoder's positional_embedding buffer)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=5e-4,
         ),
         Convention(
             name="fairseq",
@@ -123,8 +182,19 @@ CONVENTIONS: dict[str, Convention] = {
                 "d = 2 divides by zero (ZeroDivisionError) there, ValueError here. "
                 "Positions come from fairseq/utils.py make_positions (cumulative sum "
                 "of the non-padding mask, plus padding_idx), so left padding works "
-                "(fairseq #1177, #1187)."
+                "(fairseq #1177, #1187). d = 1 fails there too (its .view(n, -1) of an "
+                "empty block raises RuntimeError), ValueError here. padding_idx=None: "
+                "get_embedding zeroes no row, and the module counts positions with "
+                "padding id 0 (self.padding_idx = padding_idx if not None else 0)."
             ),
+            equals=(
+                "facebookresearch/fairseq, fairseq/modules/sinusoidal_positional_embedding.py, "
+                "SinusoidalPositionalEmbedding.get_embedding(num_embeddings, embedding_dim="
+                "d_model, padding_idx)[positions], with 10000 for base; fairseq_embedding is "
+                "SinusoidalPositionalEmbedding(d_model, padding_idx)(tokens)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=5e-4,
         ),
         Convention(
             name="hf-marian",
@@ -139,8 +209,17 @@ CONVENTIONS: dict[str, Convention] = {
                 "j in the first ceil(dim/2) columns, cosines of the odd j after them "
                 "(transformers PR #8226). Pegasus and RoFormer tables do the same. "
                 "This is NOT the spacing of Marian NMT's own C++, which trained the "
-                "OPUS-MT checkpoints: see 'marian-nmt'."
+                "OPUS-MT checkpoints: see 'marian-nmt'. Computed in float64 with NumPy "
+                "there and stored as torch.FloatTensor: encode(..., dtype=np.float32) "
+                "equals it to one float32 rounding."
             ),
+            equals=(
+                "huggingface/transformers, src/transformers/models/marian/modeling_marian.py, "
+                "MarianSinusoidalPositionalEmbedding(num_positions, embedding_dim=d_model)"
+                ".weight[positions] (10000 for base)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=3e-8,
         ),
         Convention(
             name="marian-nmt",
@@ -157,6 +236,13 @@ CONVENTIONS: dict[str, Convention] = {
                 "float32 there (float64 here, equal within float32 rounding). Odd "
                 "widths overlap columns there and raise here."
             ),
+            equals=(
+                "marian-nmt/marian, src/graph/node_initializers.cpp, "
+                "sinusoidalPositionEmbeddings(start) on a {length, d_model} tensor, at "
+                "positions start + arange(length) (10000 for base)"
+            ),
+            float64_tolerance=5e-13,
+            float32_tolerance=5e-4,
         ),
         Convention(
             name="guided-diffusion",
@@ -169,8 +255,18 @@ CONVENTIONS: dict[str, Convention] = {
                 "timesteps, dim, max_period=10000): freqs = exp(-log(max_period) * "
                 "arange(half) / half), cat([cos(args), sin(args)]), zero column when "
                 "dim is odd; timesteps may be fractional. The same in DiT; diffusers "
-                "exposes the order as flip_sin_to_cos."
+                "exposes the order as flip_sin_to_cos. At dim = 1 it returns an (N, 0) "
+                "table (half = 0 frequencies; the zero column is zeros_like of an empty "
+                "slice, itself empty): encode raises a ValueError there rather than "
+                "return a width-1 table the source never makes, or an (N, 0) one that "
+                "breaks encode's shape + (d_model,) contract."
             ),
+            equals=(
+                "openai/guided-diffusion, guided_diffusion/nn.py, timestep_embedding("
+                "timesteps=positions, dim=d_model, max_period=base)"
+            ),
+            float64_tolerance=3e-13,
+            float32_tolerance=3e-4,
         ),
     )
 }
@@ -191,14 +287,61 @@ def _spaced_frequencies(count: int, spacing: str, base: float, convention: str) 
     return _rational_powers(base, count, -1, max(count - 1, 1))
 
 
+def _check_padding_idx(padding_idx: object) -> int:
+    return check_count(
+        padding_idx, "padding_idx", minimum=0, hint="such as 1 (fairseq's dictionaries), or None"
+    )
+
+
+def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
+    """tensor2tensor's ``min_timescale * exp(-k log(base / min_timescale) / max(n - 1, 1))``.
+
+    That is ``m * m ** (k / s) * base ** (-k / s)`` with ``s = max(n - 1, 1)``: two
+    correctly rounded powers and two products, so each entry is within 2 ulp of
+    the exact value and the same bits on every machine.
+    """
+    steps = max(count - 1, 1)
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            values = (
+                smallest
+                * _rational_powers(smallest, count, 1, steps)
+                * _rational_powers(base, count, -1, steps)
+            )
+    except ValueError:
+        values = np.array([np.inf])
+    if not np.all(np.isfinite(values) & (values > 0)):
+        raise ValueError(
+            f"min_timescale={smallest!r} with base (max_timescale) {base!r} gives "
+            f"frequencies min_timescale**2 / base outside float64; tensor2tensor uses "
+            f"min_timescale=1.0 and max_timescale=1e4"
+        )
+    return values
+
+
+#: Conventions whose source has no width-1 table, and why (encode raises there).
+_NO_WIDTH_ONE = {
+    "fairseq": (
+        "fairseq's get_embedding builds an empty (N, 0) block of sines and cosines and "
+        "its .view(num_embeddings, -1) raises a RuntimeError there; use d_model >= 4"
+    ),
+    "guided-diffusion": (
+        "guided-diffusion's timestep_embedding returns an (N, 0) table, not (N, 1): "
+        "half = dim // 2 = 0 frequencies, and its odd-width zero column is "
+        "zeros_like(embedding[:, :1]) of that empty table, itself (N, 0); use d_model >= 2"
+    ),
+}
+
+
 def encode(
     positions: npt.ArrayLike,
     d_model: int,
     convention: str = "paper",
     *,
     base: float = 10000.0,
-    padding_idx: int = 1,
+    padding_idx: int | None = 1,
     dtype: npt.DTypeLike = np.float64,
+    min_timescale: float | None = None,
 ) -> np.ndarray:
     """Sinusoidal table rows for ``positions`` as a named code base computes them.
 
@@ -220,10 +363,25 @@ def encode(
     base : float, optional
         10000 in every source (t2t's max_timescale, guided-diffusion's
         max_period).
-    padding_idx : int, optional
-        Only for ``"fairseq"``: the padding row (1 in fairseq's dictionaries).
+    padding_idx : int or None, optional
+        Only for ``"fairseq"``: the padding row (1 in fairseq's dictionaries),
+        which is all zeros. None: no row is zeroed, as fairseq's
+        ``get_embedding(..., padding_idx=None)`` (see :func:`fairseq_positions`
+        for the positions fairseq then uses).
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
         Output dtype; values are computed in float64 and rounded once.
+    min_timescale : float, optional
+        Only for ``"tensor2tensor"`` (``get_timing_signal_1d``'s
+        ``min_timescale``, default 1.0; ``base`` is its ``max_timescale``).
+        With ``n = d_model // 2`` and ``m = min_timescale``, t2t computes
+        ``inv_timescales = m * exp(-k * log(base / m) / max(n - 1, 1))``, i.e.
+        ``w_k = m * (m / base) ** (k / max(n - 1, 1))``: it *multiplies* by ``m``,
+        so the fastest frequency is ``m`` and the slowest ``m**2 / base`` -- the
+        timescales run from ``1/m`` to ``base / m**2``, not from ``m`` to
+        ``base`` as its docstring says, unless ``m = 1``. Reproduced as written
+        (each frequency within 2 ulp of the exact value, the same bits on every
+        machine). Any other convention has no such parameter and raises a
+        ValueError when it is given.
 
     Returns
     -------
@@ -234,10 +392,15 @@ def encode(
     ------
     ValueError
         For an unknown convention, an odd width where the source raises, a
-        width too small for the ``"n-1"`` spacing, and as
-        :func:`sinpe.positional_encoding`.
+        width too small for the ``"n-1"`` spacing, ``d_model = 1`` for
+        ``"fairseq"`` and ``"guided-diffusion"`` (their sources return no
+        width-1 table: see their records), ``min_timescale`` given for a
+        convention other than ``"tensor2tensor"`` or not a finite number
+        ``> 0``, and as :func:`sinpe.positional_encoding`.
     TypeError
-        As :func:`sinpe.positional_encoding`.
+        As :func:`sinpe.positional_encoding`; also for a ``min_timescale`` that
+        is not a real number and a fairseq ``padding_idx`` that is neither an
+        integer nor None.
 
     Examples
     --------
@@ -248,6 +411,8 @@ def encode(
     [0.5403, 1.0, 0.8415, 0.01]
     >>> sinpe.encode([1, 2], 5, "fairseq").round(4).tolist()  # row 1 = padding_idx
     [[0.0, 0.0, 0.0, 0.0, 0.0], [0.9093, 0.0002, -0.4161, 1.0, 0.0]]
+    >>> sinpe.encode(1, 4, "tensor2tensor", min_timescale=2.0).round(4).tolist()  # w = [2, 4e-4]
+    [0.9093, 0.0004, -0.4161, 1.0]
     """
     if not isinstance(convention, str):
         raise TypeError(
@@ -266,15 +431,34 @@ def encode(
             f"{', '.join(repr(name) for name in CONVENTIONS)}"
         )
     rule = CONVENTIONS[convention]
+    if min_timescale is not None and rule.name != "tensor2tensor":
+        raise ValueError(
+            f"min_timescale is tensor2tensor's (get_timing_signal_1d); the {rule.name!r} "
+            f"convention has no such parameter: leave it out, or use "
+            f"convention='tensor2tensor'"
+        )
+    if rule.name == "fairseq" and padding_idx is not None:
+        padding_idx = _check_padding_idx(padding_idx)
+    if min_timescale is not None:
+        smallest = check_real(
+            min_timescale, "min_timescale", minimum=0.0, strict_minimum=True, hint="such as 1.0"
+        )
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
     width = check_d_model(d_model, even=rule.odd_width == "raise")
+    if width == 1 and rule.name in _NO_WIDTH_ONE:
+        raise ValueError(
+            f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
+        )
     constant = check_base(base)
     out_dtype = check_dtype(dtype)
     where = check_real_array(positions, name="positions")
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
         sin_freq = _rational_powers(constant, sin_count, -2, width)
+    elif min_timescale is not None and smallest != 1.0:
+        sin_count = cos_count = width // 2
+        sin_freq = _t2t_frequencies(sin_count, constant, smallest)
     else:
         sin_count = cos_count = width // 2
         sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)
@@ -287,13 +471,13 @@ def encode(
     table = np.concatenate(blocks, axis=-1)
     if table.shape[-1] < width:  # "zero column"
         table = np.concatenate([table, np.zeros((*where.shape, 1))], axis=-1)
-    if rule.name == "fairseq":
+    if rule.name == "fairseq" and padding_idx is not None:
         table[where == padding_idx] = 0.0
     warn_if_unresolvable(where, out_dtype)
     return table.astype(out_dtype, copy=False)
 
 
-def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int = 1) -> np.ndarray:
+def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.ndarray:
     """fairseq's ``make_positions``: table rows for a (left- or right-) padded batch.
 
     Non-padding tokens are numbered ``padding_idx + 1, padding_idx + 2, ...``
@@ -304,8 +488,14 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int = 1) -> np.ndarray
     ----------
     tokens : array_like of int, shape (..., seq)
         Token ids.
-    padding_idx : int, optional
-        The padding id (1 in fairseq's dictionaries).
+    padding_idx : int or None, optional
+        The padding id (1 in fairseq's dictionaries). None does what fairseq's
+        ``SinusoidalPositionalEmbedding(dim, padding_idx=None)`` does (its
+        ``__init__``: ``self.padding_idx = padding_idx if padding_idx is not
+        None else 0``): positions are counted with padding id 0, so tokens with
+        id 0 (fairseq's ``<s>``) get position 0 and the others ``1, 2, ...``
+        counting only tokens that are not 0. (``make_positions`` itself would
+        fail on None: ``tensor.ne(None)``.)
 
     Returns
     -------
@@ -325,21 +515,22 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int = 1) -> np.ndarray
     >>> sinpe.fairseq_positions([[5, 6, 7, 1, 1], [1, 1, 5, 6, 7]], padding_idx=1)
     array([[2, 3, 4, 1, 1],
            [1, 1, 2, 3, 4]])
+    >>> sinpe.fairseq_positions([[5, 6, 7, 1, 1], [0, 5, 6, 7, 1]], padding_idx=None)
+    array([[1, 2, 3, 4, 5],
+           [0, 1, 2, 3, 4]])
     """
     ids = np.asarray(tokens)
     if ids.dtype == np.bool_ or ids.dtype.kind not in "iu":
         raise TypeError(f"tokens must be integer ids, got dtype {ids.dtype}")
     if ids.ndim == 0:
         raise ValueError("tokens must have a sequence axis, got a scalar")
-    padding_idx = check_count(
-        padding_idx, "padding_idx", minimum=0, hint="such as 1 (fairseq's dictionaries)"
-    )
+    padding_idx = 0 if padding_idx is None else _check_padding_idx(padding_idx)
     mask = (ids != padding_idx).astype(np.int64)
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 
 
 def fairseq_embedding(
-    tokens: npt.ArrayLike, d_model: int, *, padding_idx: int = 1, base: float = 10000.0
+    tokens: npt.ArrayLike, d_model: int, *, padding_idx: int | None = 1, base: float = 10000.0
 ) -> np.ndarray:
     """What fairseq's ``SinusoidalPositionalEmbedding`` returns for a token batch.
 
@@ -348,9 +539,16 @@ def fairseq_embedding(
     tokens : array_like of int, shape (..., seq)
         Token ids, padded on either side with ``padding_idx``.
     d_model : int
-        Embedding width (odd widths get a zero column, as in fairseq).
-    padding_idx : int, optional
-        The padding id.
+        Embedding width (odd widths get a zero column, as in fairseq; 1, 2
+        and 3 raise, where fairseq's own code fails).
+    padding_idx : int or None, optional
+        The padding id. None reproduces ``SinusoidalPositionalEmbedding(d_model,
+        padding_idx=None)``: positions as :func:`fairseq_positions` with None
+        (tokens with id 0 get row 0, the others 1, 2, ...), from a table with no
+        zeroed row, so row 0 is ``sin 0 = 0`` then ``cos 0 = 1``. (fairseq keeps
+        that table for ``init_size = 1024`` rows; when a longer batch makes it
+        rebuild the table it passes ``padding_idx = 0`` and row 0 becomes zeros
+        -- a quirk not reproduced here.)
     base : float, optional
         10000 in fairseq.
 
@@ -358,7 +556,8 @@ def fairseq_embedding(
     -------
     numpy.ndarray
         float64 array of shape ``np.shape(tokens) + (d_model,)``; padding
-        tokens get all-zero rows.
+        tokens get all-zero rows (with ``padding_idx=None``, tokens with id 0
+        get row 0, which is not zero).
 
     Raises
     ------
@@ -372,6 +571,8 @@ def fairseq_embedding(
     >>> right = sinpe.fairseq_embedding([[9, 9, 1]], 4)
     >>> bool(np.array_equal(left[0, 1:], right[0, :2]))   # same rows, shifted
     True
+    >>> sinpe.fairseq_embedding([[0, 9]], 4, padding_idx=None).round(4).tolist()
+    [[[0.0, 0.0, 1.0, 1.0], [0.8415, 0.0001, 0.5403, 1.0]]]
     """
     rows = fairseq_positions(tokens, padding_idx)
     return encode(rows, d_model, "fairseq", base=base, padding_idx=padding_idx)

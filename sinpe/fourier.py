@@ -8,11 +8,14 @@ NumPy only.
 * :func:`nerf_encoding` -- NeRF's ``gamma(p)`` in the paper's form (eq. 4:
   ``sin(2^l pi p), cos(2^l pi p)``, ``l < L``, per coordinate) and in the form of
   the official code (no ``pi``, the raw input first, frequency-major order:
-  63 values for ``L = 10`` on 3-D input, 27 for ``L = 4``).
+  63 values for ``L = 10`` on 3-D input, 27 for ``L = 4``), with nerf-pytorch's
+  ``Embedder`` options ``include_input`` and ``log_sampling``.
 * :func:`gaussian_features` -- Tancik et al.'s ``[sin(2 pi B x) | cos(2 pi B x)]``
   with :func:`gaussian_matrix` (``B ~ N(0, sigma^2)``), the "basic" ``B = I``,
   and :func:`log_spaced_matrix` (their axis-aligned positional variant).
 * :func:`psnr` -- peak signal-to-noise ratio for values in [0, 1].
+
+Used in: Chapter 5 (and :func:`integer_features` in Chapter 2).
 """
 
 from __future__ import annotations
@@ -23,7 +26,13 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_entries, check_pair, check_phases, check_real_array
+from sinpe._validation import (
+    check_entries,
+    check_flag,
+    check_pair,
+    check_phases,
+    check_real_array,
+)
 from sinpe.core import _rational_powers
 
 __all__ = [
@@ -101,7 +110,27 @@ def _positive_int(value: object, name: str) -> int:
     return int(value)
 
 
-def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "paper") -> np.ndarray:
+def _linear_frequencies(count: int) -> np.ndarray:
+    """``linspace(2**0, 2**(count - 1), count)``, each entry correctly rounded.
+
+    nerf-pytorch's ``torch.linspace(2.**0., 2.**max_freq, steps=N_freqs)`` with
+    ``max_freq = N_freqs - 1``: entry ``k`` is ``1 + k (2^(L-1) - 1) / (L - 1)``,
+    here as an exact fraction rounded once, so the same bits on every machine.
+    """
+    if count == 1:
+        return np.ones(1)  # linspace(1, 1, 1)
+    span = 2 ** (count - 1) - 1
+    return np.array([float(1 + Fraction(k * span, count - 1)) for k in range(count)])
+
+
+def nerf_encoding(
+    x: npt.ArrayLike,
+    n_frequencies: int,
+    *,
+    convention: str = "paper",
+    include_input: bool | None = None,
+    log_sampling: bool = True,
+) -> np.ndarray:
     """NeRF's positional encoding ``gamma`` of each coordinate.
 
     Parameters
@@ -109,7 +138,7 @@ def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "pa
     x : array_like of real, shape (..., n_coords)
         Points; NeRF normalises scene coordinates to about [-1, 1].
     n_frequencies : int
-        ``L``: frequencies ``2^0, ..., 2^(L-1)``.
+        ``L``: frequencies ``2^0, ..., 2^(L-1)`` (see ``log_sampling``).
     convention : {"paper", "official"}, optional
         ``"paper"`` (Mildenhall et al. 2020, eq. 4): for each coordinate ``p``,
         ``[sin(2^0 pi p), cos(2^0 pi p), ..., sin(2^(L-1) pi p), cos(2^(L-1) pi p)]``,
@@ -120,17 +149,34 @@ def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "pa
         values. The author explains the missing ``pi`` in bmild/nerf #12: scene
         bounds are loose (up to about [-1.5, 1.5]), and without ``pi`` the lowest
         frequency does not wrap within the scene.
+    include_input : bool, optional
+        Put the raw coordinates ``x`` first, as nerf-pytorch's
+        ``Embedder(include_input=True)``. Default: the convention's own --
+        True for ``"official"`` (``get_embedder`` passes True), False for
+        ``"paper"`` (eq. 4 has no raw input). With ``"paper"`` and True, ``x``
+        comes before the paper's features; with ``"official"`` and False, the
+        features are ``Embedder(include_input=False)``'s.
+    log_sampling : bool, optional
+        True (default, as ``get_embedder`` and the paper): frequencies
+        ``2^0, 2^1, ..., 2^(L-1)`` (``2.**torch.linspace(0., max_freq, N_freqs)``).
+        False: ``L`` frequencies evenly spaced from ``2^0`` to ``2^(L-1)``, as
+        ``Embedder(log_sampling=False)`` computes them with
+        ``torch.linspace(2.**0., 2.**max_freq, steps=N_freqs)``, ``max_freq =
+        L - 1`` (each one correctly rounded here; float32 there). Both settings
+        apply to either convention (``"paper"`` multiplies them by ``pi``).
 
     Returns
     -------
     numpy.ndarray
-        float64 features on the last axis.
+        float64 features on the last axis: ``2 L n_coords`` values, plus
+        ``n_coords`` when the input is included.
 
     Raises
     ------
     TypeError, ValueError
-        For non-real or non-finite ``x``, a scalar ``x``, ``n_frequencies < 1``,
-        or an unknown convention.
+        For non-real or non-finite ``x``, a scalar ``x``, ``n_frequencies < 1``
+        or above 1000, an unknown convention, or ``include_input`` /
+        ``log_sampling`` that are not booleans (``include_input`` may be None).
 
     Examples
     --------
@@ -141,11 +187,27 @@ def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "pa
     >>> nerf_encoding(np.zeros((4, 3)), 10).shape, nerf_encoding(np.zeros(3), 10,
     ...     convention="official").shape
     ((4, 60), (63,))
+
+    nerf-pytorch's ``Embedder`` with ``include_input=False, log_sampling=False``
+    and ``L = 3``: frequencies 1, 2.5, 4 (linearly spaced, not 1, 2, 4):
+
+    >>> nerf_encoding([0.0], 3, convention="official", include_input=False,
+    ...               log_sampling=False).tolist()
+    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    >>> features = nerf_encoding([np.pi / 5], 3, convention="official",
+    ...                          include_input=False, log_sampling=False)
+    >>> round(float(features[2]), 12)   # sin(2.5 * pi / 5)
+    1.0
     """
     points = _coordinates(x)
     count = _positive_int(n_frequencies, "n_frequencies")
     if convention not in NERF_CONVENTIONS:
         raise ValueError(f"unknown convention {convention!r}; use 'paper' or 'official'")
+    if include_input is None:
+        include = convention == "official"
+    else:
+        include = check_flag(include_input, "include_input")
+    linear = not check_flag(log_sampling, "log_sampling")
     if count > 1000:
         raise ValueError(
             f"n_frequencies={count} gives frequencies up to 2**{count - 1}, beyond what "
@@ -153,21 +215,61 @@ def nerf_encoding(x: npt.ArrayLike, n_frequencies: int, *, convention: str = "pa
             f"(direction)"
         )
     scales = 2.0 ** np.arange(count)  # (L,), exact powers of two
+    if linear:
+        scales = _linear_frequencies(count)  # same ends, evenly spaced
     with np.errstate(over="ignore"):
         check_phases(np.pi * points[..., np.newaxis] * scales)
     if convention == "paper":
         phases = np.pi * points[..., :, np.newaxis] * scales  # (..., n_coords, L)
         features = np.stack([np.sin(phases), np.cos(phases)], axis=-1)  # (..., n, L, 2)
-        return features.reshape(*points.shape[:-1], -1)
+        flat = features.reshape(*points.shape[:-1], -1)
+        return np.concatenate([points, flat], axis=-1) if include else flat
     phases = points[..., np.newaxis, :] * scales[:, np.newaxis]  # (..., L, n_coords)
     blocks = np.stack([np.sin(phases), np.cos(phases)], axis=-2)  # (..., L, 2, n_coords)
-    return np.concatenate([points, blocks.reshape(*points.shape[:-1], -1)], axis=-1)
+    if include:
+        return np.concatenate([points, blocks.reshape(*points.shape[:-1], -1)], axis=-1)
+    return blocks.reshape(*points.shape[:-1], -1)
 
 
 def gaussian_matrix(
     n_features: int, n_coords: int, sigma: float, rng: np.random.Generator
 ) -> np.ndarray:
-    """``B`` with entries drawn from ``N(0, sigma^2)``, shape ``(n_features, n_coords)``."""
+    """``B`` with entries drawn from ``N(0, sigma^2)``, shape ``(n_features, n_coords)``.
+
+    Tancik et al.'s Gaussian Fourier features: ``sigma`` is the scale they tune
+    (10 for their 2-D images).
+
+    Parameters
+    ----------
+    n_features : int
+        Rows ``m`` of ``B`` (the features are ``2 m`` values).
+    n_coords : int
+        Columns: the dimension of the input points.
+    sigma : float
+        Standard deviation of the entries; finite and ``> 0``.
+    rng : numpy.random.Generator
+        The source of randomness (seed it for reproducible results).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(n_features, n_coords)``.
+
+    Raises
+    ------
+    TypeError
+        If ``n_features`` or ``n_coords`` is not an integer.
+    ValueError
+        If ``n_features`` or ``n_coords`` is below 1, ``B`` would be too large,
+        or ``sigma`` is not a finite number ``> 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.fourier import gaussian_matrix
+    >>> gaussian_matrix(256, 2, 10.0, np.random.default_rng(0)).shape
+    (256, 2)
+    """
     rows = _positive_int(n_features, "n_features")
     cols = _positive_int(n_coords, "n_coords")
     if not (isinstance(sigma, numbers.Real) and np.isfinite(sigma) and sigma > 0):
@@ -184,6 +286,29 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     Each power ``2^(scale k / (n_per_axis - 1))`` is correctly rounded, its
     exponent taken as an exact fraction, so ``B`` has the same bits on every
     machine, whatever its ``pow``.
+
+    Parameters
+    ----------
+    n_per_axis : int
+        Frequencies per axis.
+    n_coords : int
+        Dimension of the input points.
+    scale : float
+        The largest frequency is ``2^scale - 1``; finite, at most 1100 in size.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(n_per_axis * n_coords, n_coords)``: the
+        frequencies of axis 0 in its first column, then those of axis 1, ...
+
+    Raises
+    ------
+    TypeError
+        If ``n_per_axis`` or ``n_coords`` is not an integer.
+    ValueError
+        If either is below 1, ``scale`` is not a finite real number or exceeds
+        1100 in size, or ``B`` would be too large.
 
     Examples
     --------
@@ -222,7 +347,13 @@ def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Shape ``(..., 2 m)``.
+        float64 array of shape ``(..., 2 m)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-real or non-finite ``x`` or ``B``, a scalar ``x``, a ``B`` that
+        is not 2-D with ``n_coords`` columns, or phases that overflow float64.
 
     Examples
     --------
@@ -249,6 +380,17 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     The full float is returned: round it where it is shown. After a training
     run, its late digits depend on the machine (see CONTRIBUTING.md, "Portable
     outputs").
+
+    Parameters
+    ----------
+    prediction, target : array_like of real
+        Two images (or any arrays) of the same shape, values in [0, 1].
+
+    Returns
+    -------
+    float
+        ``-10 log10(mean((prediction - target)**2))`` in decibels; ``inf`` for
+        identical inputs.
 
     Raises
     ------

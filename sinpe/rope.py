@@ -23,7 +23,15 @@ weights when converting Meta checkpoints (transformers,
 Context extension rescales the frequencies (:func:`scaled_frequencies`): Position
 Interpolation (Chen et al. 2023) divides them all by the factor, NTK-aware scaling
 raises the base, and YaRN (Peng et al. 2024) interpolates only the slow pairs and
-sharpens the attention by :func:`yarn_temperature`. Used in chapter 6. NumPy only.
+sharpens the attention by :func:`yarn_temperature`.
+
+Porting real code (:func:`apply_rope`): ``rotary_dim`` rotates only the first
+entries of each head, as GPT-J's ``rotary_dim`` and GPT-NeoX's ``rotary_pct`` do;
+``frequencies`` takes a checkpoint's ``inv_freq`` or :func:`scaled_frequencies`;
+positions may be a ``(B, T)`` batch of ``position_ids`` for ``(B, H, T, d)``
+queries; float16/float32 inputs come back in their own dtype. NumPy only.
+
+Used in: Chapter 6.
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ from sinpe._validation import (
     check_count,
     check_d_model,
     check_finite_entries,
+    check_float_array,
+    check_phases,
     check_real_array,
 )
 from sinpe.core import frequencies, layout_permutation
@@ -200,6 +210,53 @@ def _check_rope_layout(layout: object, name: str = "layout") -> str:
 _ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
 
 
+def _check_rotary_dim(rotary_dim: object, head_width: int) -> int:
+    """``rotary_dim`` as an int: even, ``2 <= rotary_dim <= head_width``."""
+    count = check_count(
+        rotary_dim,
+        "rotary_dim",
+        minimum=2,
+        maximum=head_width,
+        hint=f"such as {head_width} (every entry) or {2 * (head_width // 8) or 2} "
+        f"(GPT-NeoX's rotary_pct = 0.25)",
+    )
+    if count % 2:
+        raise ValueError(
+            f"rotary_dim must be even (entries are rotated in pairs), got {count}; "
+            f"use {count - 1} or {min(count + 1, head_width)}"
+        )
+    return count
+
+
+def _rope_positions(positions: npt.ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
+    """``positions`` broadcast to ``shape[:-1]`` (see :func:`apply_rope`), else a ValueError."""
+    where = check_real_array(positions, name="positions")
+    lead = shape[:-1]
+    given = where.shape
+    if len(shape) == 4 and where.ndim == 2:
+        # (B, T), Hugging Face's position_ids: one row per batch element, every head
+        where = where[:, np.newaxis, :]
+    try:
+        return np.broadcast_to(where, lead)
+    except ValueError:
+        pass
+    if not lead:
+        advice = "x is a single vector: pass one position (a scalar)"
+    else:
+        options = [f"a scalar, shape (T,) = ({lead[-1]},) (the same for every row)"]
+        if len(shape) == 4:
+            options.append(
+                f"(B, T) = ({lead[0]}, {lead[-1]}) (Hugging Face's position_ids, "
+                f"the same for every head)"
+            )
+        options.append(f"a shape that broadcasts to x.shape[:-1] = {lead}, e.g. {lead}")
+        advice = "pass " + ", or ".join(options)
+    raise ValueError(
+        f"positions of shape {given} do not fit x of shape {shape} (T = the axis "
+        f"before the last): {advice}"
+    ) from None
+
+
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
@@ -207,35 +264,69 @@ def apply_rope(
     base: float = 10000.0,
     layout: str = "interleaved",
     frequencies: npt.ArrayLike | None = None,
+    rotary_dim: int | None = None,
 ) -> np.ndarray:
     """Rotate each pair of entries of ``x`` by ``position * theta_i``.
 
     Parameters
     ----------
     x : array_like of real, shape (..., d)
-        Query or key vectors (one head's width ``d``, even).
+        Query or key vectors (one head's width ``d``, even), e.g. of shape
+        ``(B, H, T, d)``.
     positions : array_like of real
-        Broadcastable to ``x.shape[:-1]``, e.g. shape ``(T,)`` for ``x`` of shape
-        ``(..., T, d)``.
+        One position per vector. Accepted shapes, for ``x`` of shape
+        ``(..., T, d)``:
+
+        * a scalar: every vector at that position;
+        * ``(T,)``: position ``positions[t]`` for row ``t`` of every batch
+          element and head;
+        * ``(B, T)`` when ``x`` has shape ``(B, H, T, d)``: Hugging Face's
+          ``position_ids``, one row per batch element, the same for every head
+          (read as ``(B, 1, T)``). A 2-D array is always read so for 4-D ``x``;
+          for per-head positions pass ``(1, H, T)`` or ``(B, H, T)``;
+        * otherwise any shape that broadcasts to ``x.shape[:-1]`` by NumPy's
+          rules, e.g. ``(B, 1, T)`` or ``(B, H, T)``.
+
+        Anything else raises a ValueError that lists these shapes.
     base : float, optional
         The constant of the frequencies (10000 in RoFormer and Llama 2).
     layout : {"interleaved", "concat"}, optional
-        How entries are paired (see the module docstring); ``"half"`` means ``"concat"``.
-    frequencies : array_like of real, shape (d / 2,), optional
-        Custom ``theta_i`` instead of ``base ** (-2 i / d)``, e.g. from
+        How entries are paired (see the module docstring); ``"half"`` means
+        ``"concat"``. With ``rotary_dim``, the pairing is within the rotated
+        entries: ``(x_i, x_(i + rotary_dim/2))`` for ``"concat"`` (GPT-NeoX),
+        ``(x_2i, x_2i+1)`` for ``"interleaved"`` (GPT-J).
+    frequencies : array_like of real, shape (rotary_dim / 2,), optional
+        Custom ``theta_i`` instead of ``base ** (-2 i / rotary_dim)``, e.g. from
         :func:`scaled_frequencies` (Position Interpolation, NTK, YaRN) or a
-        checkpoint's ``inv_freq``. ``base`` is then not used.
+        checkpoint's ``inv_freq`` (Llama 3's scaled one included). ``base`` is
+        then not used.
+    rotary_dim : int, optional
+        Rotate only the first ``rotary_dim`` entries of each head and pass the
+        others through unchanged: GPT-J's ``rotary_dim`` (64 of 256) and
+        GPT-NeoX's ``int(d * rotary_pct)`` (``q_rot = q[..., :rotary_ndims]``,
+        ``q_pass = q[..., rotary_ndims:]``). The frequencies are those of a
+        head of width ``rotary_dim``: ``base ** (-arange(0, rotary_dim, 2) /
+        rotary_dim)``, as both compute them. Even, ``2 <= rotary_dim <= d``;
+        default ``d`` (every entry).
 
     Returns
     -------
     numpy.ndarray
-        float64 array of the shape of ``x``; norms are preserved.
+        Array of the shape of ``x`` and of its dtype when that is float16,
+        float32 or float64 (float64 for integers and other inputs); norms are
+        preserved. The rotation is computed in float64 and rounded once to the
+        output dtype, so each entry is within half a unit in the last place of
+        the float64 result -- more accurate than code that rotates in float16
+        or float32 (where ``cos``/``sin`` of the phase are themselves rounded).
 
     Raises
     ------
     TypeError, ValueError
-        For non-real or non-finite input, an odd last axis, positions that do
-        not broadcast, or an unknown layout.
+        For non-real or non-finite input, a last axis that is odd or empty,
+        positions of a shape listed under ``positions`` neither, a phase that
+        overflows float64, an unknown layout, ``frequencies`` of the wrong
+        shape, a ``rotary_dim`` that is not an even integer in ``[2, d]``, and
+        a rotated value beyond the range of ``x``'s dtype (float16 or float32).
 
     Examples
     --------
@@ -246,28 +337,46 @@ def apply_rope(
     >>> from sinpe.rope import apply_rope
     >>> apply_rope(np.arange(1.0, 9.0), 1).round(6).tolist()
     [-1.14264, 1.922076, 2.585679, 4.279517, 4.939751, 6.049699, 6.991997, 8.006996]
+
+    Partial rotary (GPT-NeoX): only the first 4 of 8 entries turn, the dtype is kept:
+
+    >>> out = apply_rope(np.ones(8, dtype=np.float32), 1, rotary_dim=4, layout="concat")
+    >>> out.dtype, out[4:].tolist()
+    (dtype('float32'), [1.0, 1.0, 1.0, 1.0])
+
+    Hugging Face's ``position_ids`` of shape (B, T) for ``(B, H, T, d)`` queries:
+
+    >>> q = np.ones((2, 3, 5, 4))
+    >>> apply_rope(q, np.arange(10).reshape(2, 5)).shape
+    (2, 3, 5, 4)
     """
-    vectors = check_real_array(x, name="x")
+    source = check_float_array(x, "x")
+    vectors = source.astype(np.float64)
     chosen = _check_rope_layout(layout)
     if vectors.ndim == 0 or vectors.shape[-1] % 2:
         raise ValueError(f"the last axis of x must be even, got shape {vectors.shape}")
-    width = vectors.shape[-1]
-    where = check_real_array(positions, name="positions")
+    if vectors.shape[-1] == 0:
+        raise ValueError(
+            f"the last axis of x must hold one head's entries (even, at least 2), "
+            f"got shape {vectors.shape}"
+        )
+    head_width = vectors.shape[-1]
+    width = head_width if rotary_dim is None else _check_rotary_dim(rotary_dim, head_width)
+    where = _rope_positions(positions, vectors.shape)
     if frequencies is None:
         theta = _ladder(width, base=base)
     else:
         theta = check_real_array(frequencies, name="frequencies")
         if theta.shape != (width // 2,):
+            wanted = "rotary_dim" if rotary_dim is not None else "x"
             raise ValueError(
-                f"frequencies must have shape ({width // 2},) for x of width {width}, "
+                f"frequencies must have shape ({width // 2},) for {wanted} of width {width}, "
                 f"got {theta.shape}"
             )
-    try:
-        angles = np.broadcast_to(where, vectors.shape[:-1])[..., np.newaxis] * theta
-    except ValueError as error:
-        raise ValueError(
-            f"positions of shape {where.shape} do not broadcast to {vectors.shape[:-1]}"
-        ) from error
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = where[..., np.newaxis] * theta
+    check_phases(angles)
+    vectors, passed = vectors[..., :width], vectors[..., width:]  # NeoX's q_rot, q_pass
     cos, sin = np.cos(angles), np.sin(angles)
     if chosen == "interleaved":
         first, second = vectors[..., 0::2], vectors[..., 1::2]
@@ -280,12 +389,42 @@ def apply_rope(
         out[..., 0::2], out[..., 1::2] = rotated_first, rotated_second
     else:
         out[..., : width // 2], out[..., width // 2 :] = rotated_first, rotated_second
-    return out
+    if width < head_width:
+        out = np.concatenate([out, passed], axis=-1)
+    if source.dtype == np.float64:
+        return out
+    with np.errstate(over="ignore"):
+        rounded = out.astype(source.dtype)
+    if not np.isfinite(rounded).all():
+        raise ValueError(
+            f"the rotated vectors exceed the range of {source.dtype} (a rotation can "
+            f"grow an entry by up to sqrt(2)); pass x as float32 or float64"
+        )
+    return rounded
 
 
 def rope_permutation(head_width: int) -> np.ndarray:
     """``P = [0, 2, 4, ..., 1, 3, 5, ...]``, so ``apply_rope(x[P], p, layout="concat")`` is
     ``apply_rope(x, p)[P]``.
+
+    Parameters
+    ----------
+    head_width : int
+        One head's width ``d``; a positive even integer.
+
+    Returns
+    -------
+    numpy.ndarray
+        int array of shape ``(head_width,)``: the even indices, then the odd
+        ones. Its inverse, ``np.argsort(P)``, maps the concat layout back to the
+        interleaved one.
+
+    Raises
+    ------
+    TypeError
+        If ``head_width`` is not an integer.
+    ValueError
+        If ``head_width`` is not positive and even.
 
     Examples
     --------
@@ -304,6 +443,30 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     that a model using the ``target`` layout computes the same attention scores
     as the original with the ``source`` layout -- what Hugging Face's
     ``convert_llama_weights_to_hf.py`` does from Meta's interleaved layout.
+
+    Parameters
+    ----------
+    weight : array_like of real, shape (n_heads * head_width, d_in) or (n_heads * head_width,)
+        One layer's query or key projection (rows = output features), or its bias.
+    n_heads : int
+        Number of heads (of keys and values for a grouped-query key projection).
+    source, target : {"interleaved", "concat"}
+        The layout the weights were trained with and the one they are for;
+        ``"half"`` means ``"concat"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array of the same shape and dtype, rows permuted within each
+        head (a copy even when ``source == target``).
+
+    Raises
+    ------
+    TypeError
+        If ``n_heads`` is not an integer.
+    ValueError
+        For NaN or infinite entries, an unknown layout, a weight that is
+        neither 1-D nor 2-D, or a row count that is not a multiple of ``n_heads``.
 
     Examples
     --------

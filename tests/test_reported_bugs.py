@@ -183,7 +183,7 @@ def test_inspect_table_needs_no_n_by_n_matrix():
         ),
         (lambda r: alibi.alibi_slopes(10**9), ValueError, "at most 65536"),
         (lambda r: alibi.alibi_slopes(2.0), TypeError, "n_heads"),
-        (lambda r: sinpe.fairseq_positions([[1, 2]], padding_idx=None), TypeError, "padding_idx"),
+        (lambda r: sinpe.fairseq_positions([[1, 2]], padding_idx=1.5), TypeError, "padding_idx"),
     ],
 )
 def test_bad_sizes_get_a_clear_error_naming_the_argument(call, error, names):
