@@ -504,8 +504,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        'blocks = [cosines, sines] if rule.columns == "cos|sin" else [sines, cosines]',
-        'blocks = [sines, cosines] if rule.columns == "cos|sin" else [cosines, sines]',
+        'blocks = [cosines, sines] if rule.layout == "concat-cos-first" else [sines, cosines]',
+        'blocks = [sines, cosines] if rule.layout == "concat-cos-first" else [cosines, sines]',
         "encode: column order swapped",
     ),
     M(

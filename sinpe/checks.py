@@ -153,11 +153,11 @@ def _layout_of(name: str, options: dict, width: int) -> _Layout | None:
             freq = _spaced_frequencies(sines, rule.spacing, 10000.0, name)
     except ValueError:
         return None
-    if rule.columns not in ("sin|cos", "cos|sin"):
+    if rule.layout not in ("concat", "concat-cos-first"):
         return None
-    first, second = (cosines, sines) if rule.columns == "cos|sin" else (sines, cosines)
+    first, second = (cosines, sines) if rule.layout == "concat-cos-first" else (sines, cosines)
     spans = slice(0, first), slice(first, first + second)
-    sines_at, cosines_at = spans[::-1] if rule.columns == "cos|sin" else spans
+    sines_at, cosines_at = spans[::-1] if rule.layout == "concat-cos-first" else spans
     padding = options.get("padding_idx") if name == "fairseq" else None
     return _Layout(freq, cosines, sines_at, cosines_at, slice(sines + cosines, width), padding)
 

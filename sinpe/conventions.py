@@ -71,9 +71,10 @@ class Convention:
         Key in :data:`CONVENTIONS`.
     spacing : {"paper", "n-1"}
         Frequency spacing (see the module docstring).
-    columns : {"interleaved", "sin|cos", "cos|sin"}
-        Column order: the paper's pairs, or all sines then all cosines, or
-        all cosines then all sines.
+    layout : {"interleaved", "concat", "concat-cos-first"}
+        Column order, by the names of :data:`sinpe.LAYOUTS`: the paper's
+        (sin, cos) pairs, or all sines then all cosines, or all cosines then
+        all sines (guided-diffusion).
     odd_width : {"raise", "zero column", "sin gets ceil(d/2)"}
         What the source does when ``d_model`` is odd (or what we do instead of
         its crash or NaN).
@@ -94,7 +95,7 @@ class Convention:
 
     name: str
     spacing: str
-    columns: str
+    layout: str
     odd_width: str
     first_position: str
     source: str
@@ -109,7 +110,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="paper",
             spacing="paper",
-            columns="interleaved",
+            layout="interleaved",
             odd_width="raise",
             first_position="0",
             source=(
@@ -131,7 +132,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="tensor2tensor",
             spacing="n-1",
-            columns="sin|cos",
+            layout="concat",
             odd_width="zero column",
             first_position="0 (start_index)",
             source=(
@@ -153,7 +154,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="whisper",
             spacing="n-1",
-            columns="sin|cos",
+            layout="concat",
             odd_width="raise",
             first_position="0",
             source=(
@@ -172,7 +173,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="fairseq",
             spacing="n-1",
-            columns="sin|cos",
+            layout="concat",
             odd_width="zero column",
             first_position="padding_idx + 1 (row padding_idx is all zeros)",
             source=(
@@ -199,7 +200,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="hf-marian",
             spacing="paper",
-            columns="sin|cos",
+            layout="concat",
             odd_width="sin gets ceil(d/2)",
             first_position="0 (past_key_values_length when decoding)",
             source=(
@@ -224,7 +225,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="marian-nmt",
             spacing="n-1",
-            columns="sin|cos",
+            layout="concat",
             odd_width="raise",
             first_position="0 (start when decoding)",
             source=(
@@ -247,7 +248,7 @@ CONVENTIONS: dict[str, Convention] = {
         Convention(
             name="guided-diffusion",
             spacing="paper",
-            columns="cos|sin",
+            layout="concat-cos-first",
             odd_width="zero column",
             first_position="real-valued timesteps",
             source=(
@@ -467,7 +468,7 @@ def encode(
     check_phases(sin_phases)
     sines = np.sin(sin_phases)
     cosines = np.cos(sin_phases[..., :cos_count])
-    blocks = [cosines, sines] if rule.columns == "cos|sin" else [sines, cosines]
+    blocks = [cosines, sines] if rule.layout == "concat-cos-first" else [sines, cosines]
     table = np.concatenate(blocks, axis=-1)
     if table.shape[-1] < width:  # "zero column"
         table = np.concatenate([table, np.zeros((*where.shape, 1))], axis=-1)
