@@ -1,8 +1,9 @@
 """The binary encoding: positions written in bits, the discrete ancestor of the sinusoids.
 
-Used in chapters 3 and 6: bit ``j`` flips every ``2**j`` positions, as pair ``i``
-of the sinusoidal encoding turns once every ``2 pi / omega_i`` positions, but in
-jumps. NumPy only.
+Bit ``j`` flips every ``2**j`` positions, as pair ``i`` of the sinusoidal encoding
+turns once every ``2 pi / omega_i`` positions, but in jumps. NumPy only.
+
+Used in: chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo).
 """
 
 from __future__ import annotations
@@ -28,8 +29,32 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     bits slowly, but every entry jumps between 0 and 1, so the encoding is
     discontinuous in the position. Bit 0 (least significant) comes first.
 
+    Parameters
+    ----------
+    positions : array_like of real
+        Positions in ``[0, 2**n_bits)``; a fractional position is rounded down.
+    n_bits : int
+        Number of bits, from 1 to 62.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``np.shape(positions) + (n_bits,)`` holding 0.0 and
+        1.0; entry ``b`` is bit ``b`` of ``floor(p)``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric positions (bool, str, complex, object).
+    ValueError
+        If ``n_bits`` is not an integer from 1 to 62 (a float such as ``3.0``
+        included), or a position is NaN, infinite, an integer beyond ``2**53``,
+        negative, or not below ``2**n_bits``.
+
     Examples
     --------
+    5 is ``101`` in binary and 6 is ``110``; bit 0 comes first:
+
     >>> import sinpe.binary as binary
     >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()
     [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]

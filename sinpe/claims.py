@@ -5,6 +5,12 @@ holds, and whether it holds exactly as worded — and :func:`judge` turns them i
 :class:`Verdict`. The chapter glues the verdict under the key :attr:`Verdict.key`;
 :func:`read_verdicts` collects them from the executed notebooks for the claims ledger.
 Nothing here decides a verdict by itself: the booleans come from the chapter's cell.
+
+Used in: chapter 1 (The definition), chapter 2 (Shifting a position is a rotation),
+chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and what the
+encoding buys), chapter 5 (Periodic features and NeRF), chapter 6 (From sinusoids to RoPE
+and ALiBi — and the convention zoo), chapter 7 (Numerics: an accurate table, and a fast
+one), and the Claims ledger page, which collects the verdicts.
 """
 
 from __future__ import annotations
@@ -38,17 +44,24 @@ __all__ = [
     "tally",
 ]
 
+#: Verdict on a claim that holds exactly as stated.
 HOLDS = "holds"
+#: Verdict on a claim whose substance holds, but not exactly as worded.
 NUANCE = "holds with a nuance"
+#: Verdict on a claim that does not hold.
 FAILS = "does not hold"
 #: The three verdicts, from best to worst.
 VERDICTS = (HOLDS, NUANCE, FAILS)
 #: Glue keys of verdicts start with this prefix.
 GLUE_PREFIX = "claim-"
 
+#: Evidence that is a symbolic proof, valid for every input.
 PROOF = "symbolic proof"
+#: Evidence that is a numeric check, valid for the inputs it covers.
 NUMERIC = "numeric check"
+#: Evidence that is a toy experiment, valid at its scale only.
 TOY = "toy experiment"
+#: Evidence that is a published figure, quoted with its source.
 PUBLISHED = "published figure"
 #: What can decide a verdict, from strongest to weakest as evidence of a general law.
 #: A proof holds for every input; a numeric check for the inputs it covers (its scope
@@ -65,7 +78,11 @@ MIME_TYPE = "application/vnd.sinpe.verdict+json"
 class Verdict:
     """The verdict on one claim, with a one-line reason.
 
-    Attributes
+    A frozen record, checked when it is made; chapters build it with
+    :func:`judge` rather than directly. Each parameter is kept as the attribute
+    of the same name.
+
+    Parameters
     ----------
     claim : str
         Identifier of the claim, lowercase words joined by hyphens
@@ -76,11 +93,28 @@ class Verdict:
         One line saying why, with the measured numbers. May contain MyST inline
         markup such as ``$\\pi$``.
     evidence : str
-        What decided it: one of :data:`EVIDENCE`.
-    scope : str
+        What decided it: one of :data:`EVIDENCE`. Required in practice: the
+        default ``""`` is not one of them and is refused.
+    scope : str, optional
         How far the evidence reaches: the inputs a numeric check covers, the
         scale of a toy experiment (width, layers, steps, seeds), or the source of
-        a published figure. Empty only for a symbolic proof.
+        a published figure. May be empty only for a symbolic proof.
+
+    Raises
+    ------
+    ValueError
+        If ``claim`` is not a string of lowercase words joined by hyphens,
+        ``verdict`` is not one of :data:`VERDICTS`, ``reason`` is not a non-empty
+        one-line string, ``evidence`` is not one of :data:`EVIDENCE`, ``scope`` is
+        not a one-line string, or ``scope`` is empty for anything but a proof.
+
+    Examples
+    --------
+    >>> verdict = Verdict("bounded", HOLDS, "sines and cosines", PROOF)
+    >>> verdict.key, verdict.strength
+    ('claim-bounded', 'symbolic proof')
+    >>> print(Verdict("scaling", NUANCE, "only for small init", TOY, "d = 32, 3 seeds"))
+    scaling: holds with a nuance — only for small init [toy experiment (d = 32, 3 seeds)]
     """
 
     claim: str
@@ -157,7 +191,7 @@ def judge(
     holds : bool
         Whether the substance of the claim was confirmed by the test.
     as_stated : bool, optional
-        Whether it holds exactly as worded. Ignored when `holds` is false.
+        Whether it holds exactly as worded. Ignored when ``holds`` is false.
     reason : str
         One line saying why, with the measured numbers.
     evidence : str
@@ -177,11 +211,11 @@ def judge(
     Raises
     ------
     TypeError
-        If `holds` or `as_stated` is not a boolean (NumPy booleans are accepted), so a
-        number or an array cannot pass for a test result.
+        If ``holds`` or ``as_stated`` is not a boolean (NumPy booleans are accepted),
+        so a number or an array cannot pass for a test result.
     ValueError
-        If `claim` or `reason` is malformed, `evidence` is not one of
-        :data:`EVIDENCE`, or `scope` is missing for a non-proof.
+        If ``claim`` or ``reason`` is malformed, ``evidence`` is not one of
+        :data:`EVIDENCE`, or ``scope`` is missing for a non-proof (as :class:`Verdict`).
 
     Examples
     --------
@@ -230,7 +264,7 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
         training run.
     step : real, optional
         Round to a multiple of ``step`` first (e.g. ``5`` for "about 45 %"), for
-        results whose spread allows no finer digit.
+        results whose spread allows no finer digit. Finite and positive.
 
     Returns
     -------
@@ -242,9 +276,11 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
     AssertionError
         If ``value - slack`` or ``value + slack`` formats differently: the
         requested digits are not settled. Print fewer digits, or a bound.
-    TypeError, ValueError
-        If ``value`` or ``slack`` is not a real number, is not finite, or
-        ``slack`` is negative.
+    TypeError
+        If ``value`` or ``slack`` is not a real number (booleans included).
+    ValueError
+        If ``value`` or ``slack`` is not finite, ``slack`` is negative, or ``step``
+        is given but is not a finite positive number (of any type).
 
     Examples
     --------
@@ -299,7 +335,7 @@ def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
 
     Parameters
     ----------
-    notebooks : iterable of str or Path
+    notebooks : iterable of str or pathlib.Path
         Executed ``.ipynb`` files.
 
     Returns
@@ -310,10 +346,30 @@ def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
     Raises
     ------
     ValueError
-        If a claim is recorded twice, or a glue key with the claim prefix holds
-        something else than a verdict.
+        If a claim is recorded twice, a glue key with the claim prefix
+        (:data:`GLUE_PREFIX`) holds something else than a verdict, a recorded
+        verdict is malformed (as :class:`Verdict`), or a file is not JSON.
+    TypeError
+        If a recorded verdict has fields that :class:`Verdict` does not have.
     FileNotFoundError
         If a notebook does not exist.
+
+    Examples
+    --------
+    A notebook with one verdict glued the way ``myst_nb.glue`` stores it:
+
+    >>> import dataclasses, json, pathlib, tempfile
+    >>> verdict = judge("bounded", holds=True, reason="sines and cosines", evidence=PROOF)
+    >>> prefix = "application/papermill.record/"
+    >>> output = {"output_type": "display_data",
+    ...           "metadata": {"scrapbook": {"name": verdict.key, "mime_prefix": prefix}},
+    ...           "data": {prefix + MIME_TYPE: dataclasses.asdict(verdict)}}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "chapter.ipynb")
+    ...     _ = path.write_text(json.dumps({"cells": [{"outputs": [output]}]}))
+    ...     found = read_verdicts([path])
+    >>> list(found), found["bounded"] == verdict
+    (['bounded'], True)
     """
     found: dict[str, Verdict] = {}
     where: dict[str, str] = {}
@@ -332,6 +388,22 @@ def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
 
 def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
     """Count verdicts of each kind.
+
+    Parameters
+    ----------
+    verdicts : iterable of Verdict
+        The verdicts to count, e.g. the values of :func:`read_verdicts`.
+
+    Returns
+    -------
+    dict of str to int
+        The number of each of :data:`VERDICTS`, in that order (0 for a kind that
+        does not occur).
+
+    Raises
+    ------
+    TypeError
+        If an item is not a :class:`Verdict`.
 
     Examples
     --------

@@ -10,6 +10,13 @@ frequencies ``w_i = C**(-2 i / d)``, ``i = 0, ..., d/2 - 1``::
 Everything is computed in float64 and cast to the requested dtype only at the
 end. The frequencies are correctly rounded (see :func:`frequencies`), so they are
 the same bits on every machine. NumPy is the only dependency of this module.
+Its public functions are also available from the top-level namespace
+(``sinpe.positional_encoding`` is :func:`positional_encoding`).
+
+Used in: chapter 1 (The definition), chapter 2 (Shifting a position is a rotation),
+chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and what the
+encoding buys), chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo),
+chapter 7 (Numerics: an accurate table, and a fast one).
 """
 
 from __future__ import annotations
@@ -150,10 +157,12 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``d_model`` is not an integer or ``base`` not a real number.
+        If ``d_model`` is not an integer or ``base`` not a real number
+        (booleans included).
     ValueError
-        If ``d_model`` is not positive and even, or ``base`` is not finite,
-        is <= 0 or equals 1.
+        If ``d_model`` is not positive and even or exceeds ``2**24``, or ``base``
+        is not finite, is <= 0 or equals 1, or is so extreme that a frequency
+        overflows float64 or underflows to 0.
 
     See Also
     --------
@@ -255,15 +264,18 @@ def positional_encoding(
         ``d_model``, a non-real ``base`` or a dtype other than float16/32/64.
     ValueError
         For NaN or infinite positions, integers beyond ``2**53``, an odd or
-        non-positive ``d_model``, ``base <= 0`` or ``base == 1``, or an
-        unknown ``layout``.
+        non-positive ``d_model``, ``base <= 0`` or ``base == 1``, an
+        unknown ``layout``, or a phase ``position * frequency`` that overflows
+        float64.
 
     Warns
     -----
     PrecisionWarning
         When ``dtype`` has no numbers between consecutive positions at the
         largest requested position (beyond 2048 for float16), so phases can no
-        longer be resolved in that dtype.
+        longer be resolved in that dtype; and when float64 itself cannot give
+        entries within 1e-6 there (the bound of the Notes, beyond about
+        ``|p| = 4e8`` for base 10000).
 
     Notes
     -----
@@ -352,17 +364,21 @@ def component(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`positional_encoding`; ``ValueError`` also for an index out of
-        range or a ``first_index`` other than 0 or 1.
+    TypeError
+        As :func:`positional_encoding`, and for a non-integer ``index``.
+    ValueError
+        As :func:`positional_encoding`, and for an index out of range or a
+        ``first_index`` other than 0 or 1.
 
     Examples
     --------
     >>> import sinpe
-    >>> float(sinpe.component(1.0, 1, 8, first_index=1))  # sin(1)
-    0.8414709848078965
-    >>> float(sinpe.component(1.0, 0, 8, first_index=0))  # the same entry
-    0.8414709848078965
+    >>> round(float(sinpe.component(1.0, 1, 8, first_index=1)), 12)  # sin(1)
+    0.841470984808
+    >>> round(float(sinpe.component(1.0, 0, 8, first_index=0)), 12)  # the same entry
+    0.841470984808
+    >>> float(sinpe.component(0.0, 8, 8, first_index=1))  # the last cosine: cos(0)
+    1.0
     """
     width = check_d_model(d_model)
     constant = check_base(base)
@@ -412,6 +428,7 @@ def add_positional_encoding(
         The constant ``C``.
     scale : bool, optional
         Multiply the embeddings by ``sqrt(d_model)`` first (the paper does).
+        Taken as a truth value.
     start : real, optional
         Position of the first token, e.g. the number of tokens already decoded
         in incremental decoding.
@@ -425,10 +442,13 @@ def add_positional_encoding(
     Raises
     ------
     TypeError
-        If ``embeddings`` is not a floating array, or ``start`` not a real number.
+        If ``embeddings`` is not a float16, float32 or float64 array, ``start``
+        not a real number, or ``base`` not a real number.
     ValueError
         If ``embeddings`` has fewer than 2 axes, an odd last axis, non-finite
-        entries, or ``start`` is not finite.
+        entries, ``start`` is not finite, ``base`` is invalid (as
+        :func:`positional_encoding`), or the sum overflows the dtype of
+        ``embeddings``.
 
     Examples
     --------
@@ -533,9 +553,9 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
 
     Raises
     ------
-    TypeError, ValueError
-        For a table whose last axis is not a positive even width, or an
-        unknown layout.
+    ValueError
+        For a 0-d table, a last axis that is not a positive even width, NaN or
+        infinite entries, or an unknown layout.
 
     Examples
     --------
@@ -586,8 +606,11 @@ def shift_matrix(
 
     Raises
     ------
-    TypeError, ValueError
-        For a non-real or non-finite ``k`` and as :func:`positional_encoding`.
+    TypeError
+        For a non-real ``k`` (booleans included), and as :func:`frequencies`.
+    ValueError
+        For a non-finite ``k``, an unknown ``layout``, a phase ``k * w_i`` that
+        overflows float64, and as :func:`frequencies`.
 
     Examples
     --------
@@ -665,8 +688,18 @@ def table(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`positional_encoding`, and for a negative or non-integer ``length``.
+    TypeError
+        As :func:`positional_encoding`, and for a non-real ``start``.
+    ValueError
+        As :func:`positional_encoding`; for a ``length`` that is negative or not
+        an integer (a float such as ``3.0`` included), a non-finite ``start``, an
+        integer ``start`` whose last position ``|start| + length`` exceeds
+        ``2**53``, or a table of more than 2**31 entries.
+
+    Warns
+    -----
+    PrecisionWarning
+        As :func:`positional_encoding`, for the first and last positions.
 
     Notes
     -----
@@ -681,6 +714,8 @@ def table(
     >>> fast = sinpe.table(1000, 64)
     >>> bool(np.allclose(fast, sinpe.positional_encoding(np.arange(1000), 64), atol=1e-12))
     True
+    >>> sinpe.table(2, 4, layout="concat").round(6).tolist()  # positions 0 and 1
+    [[0.0, 0.0, 1.0, 1.0], [0.841471, 0.01, 0.540302, 0.99995]]
     """
     if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 0:
         raise ValueError(f"length must be a non-negative integer, got {length!r}")

@@ -2,6 +2,10 @@
 
 Toy tasks where position is everything, a training loop, accuracy, and the
 exact accuracy ceiling of a model that cannot see positions. NumPy only.
+
+Used in: chapter 4 (A Transformer layer in NumPy — and what the encoding buys), chapter 5
+(Periodic features and NeRF), chapter 6 (From sinusoids to RoPE and ALiBi — and the
+convention zoo).
 """
 
 from __future__ import annotations
@@ -66,6 +70,36 @@ def reversal_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
 
+    A task for :func:`train`: the target at position ``t`` depends on the token
+    at another position, so a model that cannot see positions cannot learn it
+    beyond :func:`reversal_ceiling`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the random tokens.
+    batch : int
+        Number of sequences (at least 1).
+    length : int
+        Tokens per sequence (at least 1).
+    vocab : int
+        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
+
+    Returns
+    -------
+    tokens : numpy.ndarray
+        int64 array of shape ``(batch, length)``.
+    targets : numpy.ndarray
+        int64 array of the same shape, the ids the model should output.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
+    ValueError
+        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
+        exceeds 2**31.
+
     Examples
     --------
     >>> import numpy as np
@@ -81,6 +115,34 @@ def previous_token_task(
     rng: np.random.Generator, batch: int, length: int, vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
+
+    A task for :func:`train` that depends only on the offset between positions.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the random tokens.
+    batch : int
+        Number of sequences (at least 1).
+    length : int
+        Tokens per sequence (at least 1).
+    vocab : int
+        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
+
+    Returns
+    -------
+    tokens : numpy.ndarray
+        int64 array of shape ``(batch, length)``.
+    targets : numpy.ndarray
+        int64 array of the same shape, the ids the model should output.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
+    ValueError
+        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
+        exceeds 2**31.
 
     Examples
     --------
@@ -101,7 +163,57 @@ def token_accuracy(
     per_position: bool = False,
     causal: bool = False,
 ) -> float | np.ndarray:
-    """Fraction of tokens whose most likely prediction is the target (per position if asked)."""
+    """Fraction of tokens whose most likely prediction is the target (per position if asked).
+
+    Runs ``model.forward`` once (its caches are then those of ``tokens``).
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model.
+    tokens : array_like of int, shape (B, T)
+        Token ids in ``[0, model.vocab)``.
+    targets : array_like of int, shape (B, T)
+        The wanted ids.
+    per_position : bool, optional
+        Return the accuracy at each position (averaged over the batch) instead
+        of one number.
+    causal : bool, optional
+        Run the model with :func:`sinpe.nn.causal_mask`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The fraction of the ``B * T`` tokens whose argmax logit is the target, or
+        with ``per_position=True`` a float64 array of shape ``(T,)``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
+        integers.
+    ValueError
+        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
+        Also for ``targets`` that are not integers (``TypeError``) or not of the
+        shape of ``tokens`` (``ValueError``), and flags that are not booleans
+        (``TypeError``).
+
+    Examples
+    --------
+    A model without layers whose embedding and head are identities predicts each
+    token itself:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(4, 4, 2, 8, 0, encoding="none")
+    >>> model.embedding.params["weight"][:] = np.eye(4)
+    >>> model.head.params["weight"][:] = np.eye(4)
+    >>> tokens = np.array([[0, 1, 2, 3]])
+    >>> token_accuracy(model, tokens, np.array([[0, 2, 1, 3]]))
+    0.5
+    >>> token_accuracy(model, tokens, np.array([[0, 2, 1, 3]]), per_position=True).tolist()
+    [1.0, 0.0, 0.0, 1.0]
+    """
     ids = _check_model_tokens(model, tokens)
     wanted = check_integer_array(targets, "targets", ndim=2, hint="np.array([[1, 2, 3]])")
     if wanted.shape != ids.shape:
@@ -121,20 +233,66 @@ def _check_model_tokens(model: nn.TokenModel, tokens: npt.ArrayLike) -> np.ndarr
 
 @dataclass
 class TrainingLog:
-    """Losses of every step and held-out accuracies every ``eval_every`` steps."""
+    """Losses of every step and held-out accuracies every ``eval_every`` steps.
+
+    What :func:`train` returns. Each parameter is kept as the attribute of the
+    same name.
+
+    Parameters
+    ----------
+    losses : list of float, optional
+        The training loss of each step, step 1 first.
+    eval_steps : list of int, optional
+        The steps after which the held-out accuracy was measured.
+    eval_accuracy : list of float, optional
+        The held-out accuracy after each of ``eval_steps``.
+
+    Examples
+    --------
+    >>> log = TrainingLog(losses=[2.3, 1.2, 0.4], eval_steps=[2, 3], eval_accuracy=[0.5, 0.9])
+    >>> log.accuracy_at(3), log.first_step_reaching(0.8), log.first_step_reaching(0.95)
+    (0.9, 3, None)
+    """
 
     losses: list[float] = field(default_factory=list)
     eval_steps: list[int] = field(default_factory=list)
     eval_accuracy: list[float] = field(default_factory=list)
 
     def accuracy_at(self, step: int) -> float:
-        """The held-out accuracy evaluated after ``step`` steps (``ValueError`` if none was)."""
+        """The held-out accuracy evaluated after ``step`` steps.
+
+        Parameters
+        ----------
+        step : int
+            One of ``eval_steps``.
+
+        Returns
+        -------
+        float
+            The accuracy measured after that step.
+
+        Raises
+        ------
+        ValueError
+            If no evaluation was made after ``step``.
+        """
         if step not in self.eval_steps:
             raise ValueError(f"no evaluation after step {step}; evaluated at {self.eval_steps}")
         return self.eval_accuracy[self.eval_steps.index(step)]
 
     def first_step_reaching(self, accuracy: float) -> int | None:
-        """The first evaluated step with held-out accuracy >= ``accuracy``."""
+        """The first evaluated step with held-out accuracy >= ``accuracy``.
+
+        Parameters
+        ----------
+        accuracy : float
+            The accuracy to reach.
+
+        Returns
+        -------
+        int or None
+            The step, or ``None`` if no evaluation reached it.
+        """
         for step, value in zip(self.eval_steps, self.eval_accuracy, strict=True):
             if value >= accuracy:
                 return step
@@ -159,7 +317,69 @@ def train(
 
     Each step draws a new batch from ``np.random.default_rng(seed)``, so two
     models trained with the same seed see the same data. With ``causal=True``
-    every token attends only to itself and earlier tokens.
+    every token attends only to itself and earlier tokens. The loss is
+    :func:`sinpe.nn.softmax_cross_entropy` over all tokens; the parameters are
+    updated in place by :class:`sinpe.nn.Adam`.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model to train, in place.
+    task : callable
+        ``task(rng, batch, length, vocab)`` returning ``(tokens, targets)``, such
+        as :func:`reversal_task` or :func:`previous_token_task`.
+    steps : int
+        Number of optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
+    length : int
+        Sequence length of the training batches.
+    vocab : int
+        Ids drawn by the task, from 1 to ``model.vocab``.
+    batch : int, optional
+        Sequences per step.
+    lr : float, optional
+        Adam's learning rate (> 0).
+    seed : int, optional
+        Seed of the generator the batches are drawn from (>= 0).
+    held_out : tuple of (numpy.ndarray, numpy.ndarray), optional
+        ``(tokens, targets)`` of shape ``(B, T)`` each, on which the accuracy is
+        measured after every ``eval_every`` steps and after the last one.
+    eval_every : int, optional
+        Steps between evaluations (at least 1).
+    causal : bool, optional
+        Train and evaluate with :func:`sinpe.nn.causal_mask`.
+
+    Returns
+    -------
+    TrainingLog
+        The loss of every step, and the accuracies on ``held_out`` (empty lists
+        without it).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, ``task`` is not
+        callable, ``held_out`` is not a pair (a ``tuple``), a count is not an
+        integer, ``causal`` is not a boolean or ``lr`` is not a real number.
+    ValueError
+        If a count is out of range, ``vocab`` exceeds ``model.vocab``, ``lr`` is
+        not positive, ``held_out`` does not fit the model (as
+        :func:`token_accuracy`), or training diverges (a loss or parameter
+        stops being finite). The task raises for a bad ``batch`` or ``length``.
+
+    Examples
+    --------
+    Four steps of reversal, evaluated after steps 2 and 4:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
+    >>> held_out = reversal_task(np.random.default_rng(1), 4, 6, 10)
+    >>> log = train(model, reversal_task, steps=4, length=6, vocab=10, batch=8,
+    ...             held_out=held_out, eval_every=2)
+    >>> len(log.losses), log.eval_steps
+    (4, [2, 4])
+    >>> bool(abs(log.losses[0] - np.log(10)) < 0.5)   # near chance at first: ln 10
+    True
     """
     if not isinstance(model, nn.TokenModel):
         raise TypeError(f"model must be a sinpe.nn.TokenModel, got {type(model).__name__}")
@@ -227,15 +447,44 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
     """Mean over queries of the largest attention weight in one layer, for ``tokens``.
 
     ``1 / T`` when every query spreads its attention evenly over the ``T``
-    tokens, 1 when each looks at one token only (a saturated softmax).
+    tokens, 1 when each looks at one token only (a saturated softmax). Runs
+    ``model.forward`` once, without a mask.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model.
+    tokens : array_like of int, shape (B, T)
+        Token ids in ``[0, model.vocab)``.
+    layer : int, optional
+        Which layer, from 0 to ``model.n_layers - 1``.
+
+    Returns
+    -------
+    float
+        The largest weight of each query's row, averaged over batch, heads and
+        queries; in ``[1 / T, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
+        integers.
+    ValueError
+        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
+        Also if the model has no layers or ``layer`` is out of range
+        (``ValueError``; ``TypeError`` for a non-integer ``layer``).
 
     Examples
     --------
+    Identical tokens and no position information: every key looks the same, so
+    attention is uniform, ``1 / 6``:
+
     >>> import numpy as np
     >>> from sinpe import nn
-    >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
-    >>> 1 / 6 <= attention_peak(model, np.zeros((2, 6), dtype=int)) <= 1
-    True
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="none", seed=0)
+    >>> round(attention_peak(model, np.zeros((2, 6), dtype=int)), 6)
+    0.166667
     """
     ids = _check_model_tokens(model, tokens)
     if model.n_layers == 0:
@@ -247,7 +496,53 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
 
 
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
-    """``max |f(x)[perm] - f(x[perm])|``: zero exactly when permuting commutes with the model."""
+    """``max |f(x)[perm] - f(x[perm])|``: zero when permuting commutes with the model.
+
+    ``f`` is ``model.forward`` (the logits) and ``perm`` reorders the positions
+    of every sequence. A model without position information is permutation
+    equivariant, and the gap is then zero up to rounding (about 1e-16); a
+    position encoding makes it of order 1.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model.
+    tokens : array_like of int, shape (B, T)
+        Token ids in ``[0, model.vocab)``.
+    permutation : array_like of int, shape (T,)
+        A permutation of ``0 .. T - 1``.
+
+    Returns
+    -------
+    float
+        The largest absolute difference between the two sets of logits.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
+        integers.
+    ValueError
+        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
+        Also if ``permutation`` is not integers (``TypeError``) or not a
+        permutation of ``0 .. T - 1`` (``ValueError``).
+
+    Examples
+    --------
+    A model without layers whose embedding and head are identities predicts each
+    token itself:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(4, 4, 2, 8, 0, encoding="none")
+    >>> model.embedding.params["weight"][:] = np.eye(4)
+    >>> model.head.params["weight"][:] = np.eye(4)
+    >>> equivariance_gap(model, np.array([[0, 1, 2, 3]]), np.array([3, 2, 1, 0]))
+    0.0
+    >>> with_positions = nn.TokenModel(4, 4, 2, 8, 0, encoding="sinusoidal")
+    >>> equivariance_gap(with_positions, np.array([[0, 1, 2, 3]]), np.array([3, 2, 1, 0])) > 0.1
+    True
+    """
     ids = _check_model_tokens(model, tokens)
     order = check_integer_array(permutation, "permutation", ndim=1, hint="np.array([1, 0, 2])")
     if not np.array_equal(np.sort(order), np.arange(ids.shape[1])):
@@ -297,17 +592,38 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     The sum is done in exact rational arithmetic, so the result is the float
     nearest to the true ceiling, for any ``vocab``.
 
+    Parameters
+    ----------
+    vocab : int
+        Size of the vocabulary the tokens are drawn from uniformly (at least 1).
+    length : int
+        Sequence length; even, from 2 to 48.
+
+    Returns
+    -------
+    float
+        The ceiling, the float nearest to the exact rational value.
+
     Raises
     ------
-    TypeError, ValueError
+    TypeError
+        If ``vocab`` or ``length`` is not an integer.
+    ValueError
         Unless ``vocab >= 1`` and ``length`` is an even integer from 2 to
-        :data:`MAX_CEILING_LENGTH` (48: beyond it the number of partitions makes
+        ``MAX_CEILING_LENGTH`` (48: beyond it the number of partitions makes
         the exact sum slow; use a Monte Carlo estimate instead).
 
     Examples
     --------
     >>> round(reversal_ceiling(2, 2), 6)   # the other token is the answer: it is the only one
     1.0
+
+    Two ids, length 4: of the 16 sequences, 2 have counts (4, 0) and are always
+    right, 8 have counts (3, 1) and are right 3/4 of the time, 6 have (2, 2) and
+    are right 2/3 of the time: ``(2 + 6 + 4) / 16 = 0.75``.
+
+    >>> reversal_ceiling(2, 4)
+    0.75
     >>> round(reversal_ceiling(10, 16), 4)
     0.2411
     """
@@ -346,7 +662,27 @@ def reversal_ceiling(vocab: int, length: int) -> float:
 
 @dataclass
 class RegressionLog:
-    """Training losses, and held-out predictions recorded every ``record_every`` steps."""
+    """Training losses, and held-out predictions recorded every ``record_every`` steps.
+
+    What :func:`fit_regression` returns. Each parameter is kept as the attribute
+    of the same name.
+
+    Parameters
+    ----------
+    losses : list of float, optional
+        The training loss of each step, step 1 first.
+    steps : list of int, optional
+        The steps after which predictions were recorded.
+    predictions : list of numpy.ndarray, optional
+        The model's outputs on the evaluation inputs after each of ``steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log = RegressionLog(losses=[1.0, 0.5], steps=[2], predictions=[np.zeros((3, 1))])
+    >>> log.steps, log.predictions[0].shape
+    ([2], (3, 1))
+    """
 
     losses: list[float] = field(default_factory=list)
     steps: list[int] = field(default_factory=list)
@@ -363,7 +699,63 @@ def fit_regression(
     eval_inputs: np.ndarray | None = None,
     record_every: int = 100,
 ) -> RegressionLog:
-    """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``."""
+    """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``.
+
+    Every step uses all rows of ``inputs``; the loss is
+    :func:`sinpe.nn.mean_squared_error` and the parameters are updated in place
+    by :class:`sinpe.nn.Adam`.
+
+    Parameters
+    ----------
+    model : sinpe.nn.Module
+        A module whose ``forward(inputs)`` returns an array of the shape of
+        ``targets`` and whose ``backward`` accepts its gradient, such as
+        :class:`sinpe.nn.MLP`.
+    inputs : array_like of real, shape (N, F)
+        Training inputs, one example per row (``N >= 1``).
+    targets : array_like of real, shape (N, G)
+        Training targets.
+    steps : int
+        Number of steps, from 1 to ``MAX_STEPS`` (10**6).
+    lr : float, optional
+        Adam's learning rate (> 0).
+    eval_inputs : array_like of real, shape (M, F), optional
+        Inputs whose predictions are recorded every ``record_every`` steps and
+        after the last one.
+    record_every : int, optional
+        Steps between recordings (at least 1).
+
+    Returns
+    -------
+    RegressionLog
+        The loss of every step, and the recorded predictions (empty lists
+        without ``eval_inputs``).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.Module`, an array is not real
+        numbers, a count is not an integer, or ``lr`` is not a real number.
+    ValueError
+        If an array is not 2-d or holds NaN or infinities, ``inputs`` and
+        ``targets`` have no rows or different numbers of rows, the model's
+        outputs do not have the shape of ``targets``, a count is out of range,
+        ``lr`` is not positive, or training diverges.
+
+    Examples
+    --------
+    A linear model (no hidden layer) learning ``y = 2 x``, recorded after steps 2
+    and 4:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.MLP([1, 1], np.random.default_rng(0))
+    >>> x = np.array([[0.0], [1.0], [2.0]])
+    >>> log = fit_regression(model, x, 2 * x, steps=4, lr=0.1,
+    ...                      eval_inputs=np.array([[3.0]]), record_every=2)
+    >>> log.steps, log.predictions[-1].shape, bool(log.losses[-1] < log.losses[0])
+    ([2, 4], (1, 1), True)
+    """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a sinpe.nn.Module, got {type(model).__name__}")
     inputs = check_float_array(inputs, "inputs", ndim=2)
@@ -408,16 +800,31 @@ RECORD_NAME = "torch_encoder_layer.npz"
 class RecordedLayer:
     """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
 
-    Attributes
+    What :func:`recorded_layers` returns, one per case. A frozen record: each
+    parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     case : str
-        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``.
-    layer : nn.EncoderLayer
+        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``: norm
+        ``pre`` or ``post``, activation ``relu`` or ``gelu``, mask ``none``,
+        ``causal``, ``float`` or ``padding``.
+    layer : sinpe.nn.EncoderLayer
         The layer built from PyTorch's ``state_dict``.
-    inputs, outputs : ndarray
+    inputs, outputs : numpy.ndarray
         The input and what PyTorch computed from it, ``(B, T, D)`` float32.
-    mask, key_padding_mask : ndarray or None
+    mask, key_padding_mask : numpy.ndarray or None
         The masks PyTorch was given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _, layers = recorded_layers()
+    >>> record = layers[0]
+    >>> record.case, record.inputs.shape, record.mask.shape
+    ('post-gelu-causal', (2, 5, 16), (5, 5))
+    >>> bool(np.abs(record.run() - record.outputs).max() < 1e-5)
+    True
     """
 
     case: str
@@ -428,7 +835,14 @@ class RecordedLayer:
     key_padding_mask: np.ndarray | None
 
     def run(self) -> np.ndarray:
-        """The NumPy layer's output for the recorded input and masks."""
+        """The NumPy layer's output for the recorded input and masks.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``layer(inputs, mask=mask, key_padding_mask=key_padding_mask)``, to be
+            compared with ``outputs``.
+        """
         return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
 
 
@@ -437,7 +851,7 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
 
     Parameters
     ----------
-    path : str or Path, optional
+    path : str or pathlib.Path, optional
         An ``.npz`` file written by that script. By default the record shipped
         with sinpe (``sinpe/data/torch_encoder_layer.npz``, 16 layers), so this
         works from an installed wheel, on Colab or Binder as in a clone.
@@ -452,9 +866,13 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
     Raises
     ------
     TypeError
-        If ``path`` is neither None, a string nor a path.
+        If ``path`` is neither None, a string nor a path, or names a single
+        ``.npy`` array rather than an ``.npz`` archive.
     FileNotFoundError
         If ``path`` names no file.
+    ValueError
+        If the file is not such a record (no ``n_heads`` or ``torch_version``),
+        or not a file NumPy can read without unpickling.
 
     Examples
     --------

@@ -1,8 +1,10 @@
 """The geometry of the encoding: similarity and distance by offset, aliasing, planes.
 
-Used in chapter 3 (and by :mod:`sinpe.checks`). Each function is the closed form
-of a quantity the book plots, so the figures and the tests share one
-implementation. NumPy only.
+Each function is the closed form of a quantity the book plots, so the figures
+and the tests share one implementation; :mod:`sinpe.checks` uses it too. NumPy only.
+
+Used in: chapter 2 (Shifting a position is a rotation), chapter 3 (Seeing the
+encoding), chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo).
 """
 
 from __future__ import annotations
@@ -55,11 +57,18 @@ def dot_product_by_offset(
 
     Raises
     ------
-    TypeError, ValueError
-        As :func:`sinpe.positional_encoding`.
+    TypeError
+        For non-numeric offsets, a non-integer ``d_model`` or a non-real ``base``.
+    ValueError
+        For NaN or infinite offsets, integers beyond ``2**53``, a ``d_model`` that
+        is not positive and even, a ``base`` that is not finite, is <= 0 or is 1,
+        or a phase ``delta * w_i`` that overflows float64.
 
     Examples
     --------
+    At offset 0 every cosine is 1; at offset 1 the sum is
+    ``cos 1 + cos 0.1 + cos 0.01 + cos 0.001`` (``d_model = 8``):
+
     >>> import sinpe.geometry as geometry
     >>> geometry.dot_product_by_offset([0, 1, -1], 8).round(10).tolist()
     [4.0, 3.5352559716, 3.5352559716]
@@ -93,6 +102,11 @@ def distance_by_offset(
     -------
     numpy.ndarray
         float64 array of the same shape as ``offsets``; 0 at offset 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`dot_product_by_offset`.
 
     Examples
     --------
@@ -156,7 +170,26 @@ def nearest_distinct_position(
 
 
 class Aliasing(NamedTuple):
-    """The far offset that looks most like a near one (see :func:`aliasing`)."""
+    """The far offset that looks most like a near one (see :func:`aliasing`).
+
+    A named tuple; each parameter is kept as the field of the same name.
+
+    Parameters
+    ----------
+    far_offset : int
+        The offset, among the far ones, whose encodings are closest.
+    distance : float
+        The distance ``|PE(p + far_offset) - PE(p)|``.
+    looks_like : int
+        The smallest offset whose encodings are at least ``distance`` apart.
+
+    Examples
+    --------
+    >>> from sinpe.geometry import Aliasing
+    >>> found = Aliasing(far_offset=44, distance=0.0177, looks_like=1)
+    >>> found.looks_like, tuple(found)
+    (1, (44, 0.0177, 1))
+    """
 
     far_offset: int
     distance: float
@@ -188,9 +221,28 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     Aliasing
         ``(far_offset, distance, looks_like)``.
 
+    Raises
+    ------
+    TypeError
+        For a non-integer ``d_model`` or a non-real ``base``.
+    ValueError
+        If ``far`` is not a positive integer, ``context`` is not an integer
+        greater than ``far`` (a float included), ``context`` exceeds 2**31, or
+        ``d_model`` and ``base`` are invalid (as :func:`distance_by_offset`).
+
     Examples
     --------
+    With one pair (``d_model = 2``, ``w_0 = 1``) the distance is ``2 |sin(delta / 2)|``,
+    smallest where ``delta`` is nearest a multiple of ``2 pi``: ``44 - 14 pi = 0.0177``.
+    Offset 44 is then harder to tell from 0 than any near offset, even offset 1:
+
     >>> import sinpe.geometry as geometry
+    >>> found = geometry.aliasing(100, 2, far=10)
+    >>> found.far_offset, round(found.distance, 4), found.looks_like
+    (44, 0.0177, 1)
+
+    With 64 pairs a small base aliases within 65536 positions, the paper's does not:
+
     >>> geometry.aliasing(65536, 128, base=100.0).looks_like < 16
     True
     >>> geometry.aliasing(65536, 128, base=10000.0).far_offset < 100   # no far look-alike
@@ -234,6 +286,14 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
         float64 array of shape ``(d_model,)`` in the interleaved layout, each in
         ``[0, 2]``.
 
+    Raises
+    ------
+    TypeError
+        For a non-integer ``d_model`` or a non-real ``base``.
+    ValueError
+        If ``context`` is not a positive integer (a float included), or for a
+        ``d_model`` or ``base`` as :func:`sinpe.frequencies` refuses.
+
     Examples
     --------
     >>> import sinpe.geometry as geometry
@@ -241,6 +301,8 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
     [0.0, 0.0, 0.0, 0.0]
     >>> geometry.dimension_ranges(10, 2).tolist()         # 9 radians: full swings
     [2.0, 2.0]
+    >>> geometry.dimension_ranges(2, 2).round(6).tolist()   # 1 radian: sin 1, 1 - cos 1
+    [0.841471, 0.459698]
     """
     if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context < 1:
         raise ValueError(f"context must be a positive integer, got {context!r}")
@@ -263,14 +325,23 @@ def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    vectors : array_like, shape (n, d)
-        Rows to project; centred before the decomposition.
+    vectors : array_like of real, shape (n, d)
+        ``n >= 2`` rows to project, of ``d >= 2`` entries each; centred before
+        the decomposition.
 
     Returns
     -------
     numpy.ndarray
         Shape ``(n, 2)``. Each direction's sign is fixed so that its largest
         component is positive, which makes the result reproducible.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries (bool, str, complex, object).
+    ValueError
+        For NaN or infinite entries, or a shape other than ``(n, d)`` with
+        ``n >= 2``.
 
     Examples
     --------
@@ -295,9 +366,38 @@ def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
     every row of ``inputs`` to the matching row of ``targets`` -- e.g. ``PE(p)``
     to ``PE(p + k)`` for the sinusoidal encoding, but not for sines alone.
 
+    Parameters
+    ----------
+    inputs : array_like of real, shape (N, F)
+        One sample per row.
+    targets : array_like of real, shape (N, G)
+        The row each input row should be sent to.
+
+    Returns
+    -------
+    float
+        ``sqrt(mean((inputs @ A - targets) ** 2))`` for the least-squares ``A``
+        (no intercept), over all ``N * G`` entries.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries.
+    ValueError
+        For NaN or infinite entries, arrays that are not 2-d, an empty
+        ``inputs``, or a different number of rows.
+
     Examples
     --------
-    >>> import numpy as np, sinpe, sinpe.geometry as geometry
+    Two equal inputs cannot go to 0 and 2: the best map sends both to 1, off by 1:
+
+    >>> import sinpe.geometry as geometry
+    >>> round(geometry.linear_map_residual([[1.0], [1.0]], [[0.0], [2.0]]), 12)
+    1.0
+
+    A shift of the sinusoidal encoding is a fixed linear map:
+
+    >>> import numpy as np, sinpe
     >>> table = sinpe.positional_encoding(np.arange(20), 8)
     >>> bool(geometry.linear_map_residual(table[:-1], table[1:]) < 1e-12)
     True

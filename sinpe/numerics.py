@@ -1,9 +1,12 @@
 """Floating-point numerics of the encoding: low precision, reference values, ULPs.
 
-Used in chapter 7. :func:`computed_in` emulates a table computed in float32,
-float16 or bfloat16; :func:`reference_encoding` gives correctly rounded values
-from mpmath (the ``reference`` extra); :func:`ulp_error` and
-:func:`correct_digits` measure the difference. NumPy only otherwise.
+:func:`computed_in` emulates a table computed in float32, float16 or bfloat16;
+:func:`reference_encoding` gives correctly rounded values from mpmath (the
+``reference`` extra); :func:`ulp_error` and :func:`correct_digits` measure the
+difference. NumPy only otherwise.
+
+Used in: chapter 3 (Seeing the encoding), chapter 7 (Numerics: an accurate table, and a
+fast one).
 """
 
 from __future__ import annotations
@@ -39,13 +42,35 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     """Number of correct decimal digits: ``-log10(max |approximate - exact|)``.
 
     Values are in ``[-1, 1]`` here, so absolute error is the right measure.
-    Returns ``inf`` when they agree exactly.
+
+    Parameters
+    ----------
+    approximate, exact : array_like of real
+        Non-empty arrays of the same shape, compared entry for entry (no
+        broadcasting).
+
+    Returns
+    -------
+    float
+        ``-log10`` of the largest absolute difference, rounded to 12 decimals (so
+        that ``1e-4`` gives ``4.0``); ``inf`` when the arrays agree exactly. It is
+        negative when an entry is off by more than 1.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries (bool, str, complex, object).
+    ValueError
+        For NaN or infinite entries, integers beyond ``2**53``, arrays of
+        different shapes or empty ones, or a difference that overflows float64.
 
     Examples
     --------
     >>> import sinpe.numerics as numerics
     >>> numerics.correct_digits([0.5, 0.25], [0.5, 0.2501])
     4.0
+    >>> numerics.correct_digits([0.5], [0.5])
+    inf
     """
     guess, truth = check_pair(
         approximate, exact, ("approximate", "exact"), hint="compare entry for entry"
@@ -65,10 +90,32 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
     """Round to bfloat16 (8 exponent bits, 8 significand bits), returned as float32.
 
     Round to nearest, ties to even, on the float32 bit pattern -- what hardware
-    does when it converts float32 to bfloat16.
+    does when it converts float32 to bfloat16. The values are rounded to
+    float32 first.
+
+    Parameters
+    ----------
+    values : array_like of real
+        Finite values within float32's range.
+
+    Returns
+    -------
+    numpy.ndarray
+        float32 array of the same shape whose entries are bfloat16 numbers.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries (bool, str, complex, object).
+    ValueError
+        For NaN or infinite entries, integers beyond ``2**53``, or a magnitude
+        above float32's largest, about 3.4e38.
 
     Examples
     --------
+    Between 256 and 512 bfloat16 numbers are 2 apart, so 257 is a tie that goes
+    to the even 256; ``1 + 2**-8`` is half a step above 1, also a tie:
+
     >>> import sinpe.numerics as numerics
     >>> numerics.to_bfloat16([257.0, 1.0 + 2**-8, 3.14159]).tolist()
     [256.0, 1.0, 3.140625]
@@ -119,14 +166,23 @@ def low_precision_frequencies(
 
     Raises
     ------
+    TypeError
+        For a non-integer ``d_model`` or a non-real ``base`` (as
+        :func:`sinpe.frequencies`).
     ValueError
-        For an unknown ``precision`` or ``recipe``, and as :func:`sinpe.frequencies`.
+        For an unknown ``precision`` or ``recipe``, frequencies that overflow
+        ``precision``, and as :func:`sinpe.frequencies`.
 
     Examples
     --------
+    The frequencies of ``base = 100``, ``d_model = 4`` are 1 and 0.1: float32 holds 1
+    exactly and 0.1 as ``13421773 / 2**27``; bfloat16 as ``205 / 2**11``:
+
     >>> import sinpe.numerics as numerics
     >>> numerics.low_precision_frequencies(4, "float32", base=100.0).tolist()
     [1.0, 0.10000000149011612]
+    >>> numerics.low_precision_frequencies(4, "bfloat16", base=100.0).tolist()
+    [1.0, 0.10009765625]
     """
     if precision not in COMPUTE_DTYPES[1:]:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
@@ -212,12 +268,48 @@ def computed_in(
     float32 results), unlike :func:`sinpe.positional_encoding`, which computes in
     float64 and rounds once. Returned as float64 for comparison.
 
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite positions, within the range of ``precision``.
+    d_model : int
+        Width; positive and even.
+    precision : {"float64", "float32", "float16", "bfloat16"}
+        The precision of every step (:data:`COMPUTE_DTYPES`). ``"float64"``
+        returns :func:`sinpe.positional_encoding` and ignores ``recipe``.
+    base : float, optional
+        The constant ``C``.
+    recipe : {"rounded", "exp", "pow"}, optional
+        How the frequencies are formed (:data:`FREQUENCY_RECIPES`).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``np.shape(positions) + (d_model,)``, interleaved
+        layout.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric positions, a non-integer ``d_model`` or a non-real ``base``.
+    ValueError
+        For an unknown ``precision`` or (below float64) ``recipe``, a position
+        beyond the largest number of ``precision`` (65504 for float16), and as
+        :func:`sinpe.positional_encoding` and :func:`low_precision_frequencies`.
+
     Examples
     --------
+    float16 has no number between 2048 and 2050, so position 2049 is computed as
+    2048, far from the true values:
+
     >>> import numpy as np, sinpe, sinpe.numerics as numerics
-    >>> exact = sinpe.positional_encoding(2049, 8)
-    >>> bool(np.abs(numerics.computed_in(2049, 8, "float16") - exact).max() > 0.1)
+    >>> half = numerics.computed_in(2049, 8, "float16")
+    >>> bool(np.array_equal(half, numerics.computed_in(2048, 8, "float16")))
     True
+    >>> bool(np.abs(half - sinpe.positional_encoding(2049, 8)).max() > 0.1)
+    True
+    >>> numerics.computed_in([0.0], 4, "float32").tolist()   # sin 0 and cos 0 are exact
+    [[0.0, 1.0, 0.0, 1.0]]
     """
     if precision not in COMPUTE_DTYPES:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
@@ -257,12 +349,48 @@ def reference_encoding(
     The frequencies are the exact ``base ** (-2 i / d)`` -- not their float64
     roundings -- so this is the reference that every float64 table is compared
     with. Returned as float64 (correctly rounded from the high-precision values).
+    Each entry is computed in Python: keep the tables small (at 40 digits it
+    takes some 10 to 30 us per entry, more for large positions).
+
+    Parameters
+    ----------
+    positions : array_like of real
+        Finite positions (each taken as its exact float64 value).
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C``; finite, > 0 and not 1.
+    digits : int, optional
+        Significant decimal digits of the evaluation, from 1 to 10000.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``np.shape(positions) + (d_model,)``, interleaved
+        layout.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        If mpmath is not installed (``pip install 'sinpe[reference]'``).
+    TypeError
+        For non-numeric positions, a non-integer ``d_model`` or ``digits``, or a
+        non-real ``base``.
+    ValueError
+        For NaN or infinite positions, integers beyond ``2**53``, a ``d_model``
+        that is not positive and even, a ``base`` that is not finite, <= 0 or 1,
+        or ``digits`` out of range.
 
     Examples
     --------
+    mpmath is exact arithmetic in software, so these digits are the same on every
+    machine:
+
     >>> import sinpe.numerics as numerics
     >>> float(numerics.reference_encoding([1.0], 2)[0, 0])   # sin(1)
     0.8414709848078965
+    >>> numerics.reference_encoding([0.0], 4).tolist()
+    [[0.0, 1.0, 0.0, 1.0]]
     """
     try:
         import mpmath
@@ -292,11 +420,42 @@ def reference_encoding(
 def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 
+    The unit is ``numpy.spacing(|exact|)`` in ``dtype``: the gap from ``|exact|``
+    to the next larger number of that dtype.
+
+    Parameters
+    ----------
+    approximate, exact : array_like of real
+        Arrays of the same shape, compared entry for entry (no broadcasting);
+        they may be empty.
+    dtype : numpy.dtype, optional
+        The floating-point format whose last place is the unit (float64, float32
+        or float16).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of the same shape: the error of each entry in ULPs.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries (bool, str, complex, object).
+    ValueError
+        For NaN or infinite entries, integers beyond ``2**53``, arrays of
+        different shapes, or an error too many ULPs to count in float64 (an
+        ``exact`` of 0 or tiny, or a difference that overflows).
+
     Examples
     --------
+    One float64 step above 1 is one ULP; 1.5 is ``0.5 / 2**-23 = 2**22`` float32
+    ULPs from 1:
+
     >>> import numpy as np, sinpe.numerics as numerics
     >>> numerics.ulp_error([1.0 + 2**-52], [1.0]).tolist()
     [1.0]
+    >>> numerics.ulp_error([1.5], [1.0], dtype=np.float32).tolist()
+    [4194304.0]
     """
     guess, reference = check_pair(
         approximate,

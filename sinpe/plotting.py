@@ -6,6 +6,11 @@ of colour blindness) and ``cividis`` for colour maps (perceptually uniform,
 colour-blind safe, and monotone in lightness, so it still reads in greyscale).
 
 Matplotlib is imported here only; the core of :mod:`sinpe` needs NumPy alone.
+
+Used in: chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and
+what the encoding buys), chapter 5 (Periodic features and NeRF), chapter 6 (From
+sinusoids to RoPE and ALiBi — and the convention zoo), chapter 7 (Numerics: an accurate
+table, and a fast one).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ __all__ = ["COLORS", "SEQUENTIAL", "figure", "heatmap", "style", "unit_circle"]
 #: Okabe & Ito (2008) colours, distinguishable with protanopia and deuteranopia.
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
-#: Colour map for every heatmap: perceptually uniform and readable in greyscale.
+#: The colour map of every heatmap, perceptually uniform and readable in greyscale.
 SEQUENTIAL = "cividis"
 
 _RC = {
@@ -50,14 +55,70 @@ _RC = {
 
 
 def style() -> None:
-    """Apply the book's Matplotlib settings (idempotent)."""
+    """Apply the book's Matplotlib settings (idempotent).
+
+    Updates the global ``matplotlib.rcParams``: figure size 7 x 3.6 inches at
+    100 dpi, font sizes, a light grid, no top and right spines, the
+    :data:`COLORS` cycle for lines and :data:`SEQUENTIAL` for images. Wrap the
+    call in ``matplotlib.rc_context()`` to keep the change local.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     plotting.style()
+    ...     print(mpl.rcParams["image.cmap"], mpl.rcParams["figure.figsize"])
+    cividis [7.0, 3.6]
+    """
     mpl.rcParams.update(_RC)
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.0, height: float = 3.6, **kwargs):
     """A styled figure with ``nrows x ncols`` axes (matplotlib's order), in constrained layout.
 
-    Returns ``(fig, axes)`` as :func:`matplotlib.pyplot.subplots` does.
+    Calls :func:`style` first (so it changes the global ``rcParams``), then
+    ``matplotlib.pyplot.subplots`` with ``layout="constrained"`` and
+    ``squeeze=True``.
+
+    Parameters
+    ----------
+    nrows, ncols : int, optional
+        Rows and columns of axes (positive).
+    width, height : float, optional
+        Figure size in inches; the default is the book's 7 x 3.6.
+    **kwargs
+        Passed on to ``matplotlib.pyplot.subplots`` (e.g. ``sharex=True``); not
+        ``figsize``, ``layout`` or ``squeeze``, which this function sets.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The new figure, registered with pyplot (close it with ``plt.close(fig)``).
+    axes : matplotlib.axes.Axes or numpy.ndarray
+        One ``Axes`` for a 1 x 1 figure, else an array of them of shape
+        ``(ncols,)``, ``(nrows,)`` or ``(nrows, ncols)``, as ``subplots`` squeezes it.
+
+    Raises
+    ------
+    TypeError
+        If ``kwargs`` repeats ``figsize``, ``layout`` or ``squeeze``.
+    ValueError
+        If ``nrows`` or ``ncols`` is not a positive integer (raised by Matplotlib).
+
+    Examples
+    --------
+    >>> import matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, axes = plotting.figure(2, 3, width=6.0, height=4.0)
+    >>> axes.shape, fig.get_size_inches().tolist()
+    ((2, 3), [6.0, 4.0])
+    >>> plt.close(fig)
     """
     style()
     return plt.subplots(
@@ -74,7 +135,48 @@ def heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
 ):
-    """Draw ``values`` (rows bottom to top) with the book's colour map and a labelled colour bar."""
+    """Draw ``values`` (rows bottom to top) with the book's colour map and a labelled colour bar.
+
+    Row 0 of ``values`` is drawn at the bottom (``origin="lower"``), without
+    interpolation, filling ``extent``; the grid of ``ax`` is turned off and a
+    colour bar labelled ``colorbar_label`` is added next to it.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw in.
+    values : numpy.ndarray
+        A 2-d array of shape ``(rows, columns)``.
+    extent : sequence of float
+        ``(left, right, bottom, top)`` in data coordinates.
+    colorbar_label : str
+        Label of the colour bar: the quantity and its unit.
+    vmin, vmax : float, optional
+        Limits of the colour scale; by default those of ``values``.
+
+    Returns
+    -------
+    matplotlib.image.AxesImage
+        The image, with its colour bar as ``image.colorbar``.
+
+    Raises
+    ------
+    TypeError
+        If ``values`` has a shape Matplotlib cannot show as an image (raised by
+        ``Axes.imshow``).
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, ax = plotting.figure()
+    ...     image = plotting.heatmap(ax, np.arange(6.0).reshape(2, 3), extent=(0, 3, 0, 2),
+    ...                              colorbar_label="value")
+    >>> image.get_cmap().name, image.origin, image.colorbar.ax.get_ylabel()
+    ('cividis', 'lower', 'value')
+    >>> plt.close(fig)
+    """
     image = ax.imshow(
         values,
         origin="lower",
@@ -92,7 +194,38 @@ def heatmap(
 
 
 def unit_circle(ax, *, horizontal: str, vertical: str) -> None:
-    """Draw the unit circle with labelled axes, equal aspect, for 'clock hand' plots."""
+    """Draw the unit circle with labelled axes, equal aspect, for 'clock hand' plots.
+
+    A light grey circle of radius 1, both axes limited to ``[-1.25, 1.25]``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes to draw in.
+    horizontal, vertical : str
+        Labels of the horizontal and vertical axes (e.g. the sine and the cosine
+        of a pair).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AttributeError
+        If ``ax`` is not a Matplotlib ``Axes``.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, ax = plotting.figure(width=3.0, height=3.0)
+    ...     plotting.unit_circle(ax, horizontal="sin", vertical="cos")
+    >>> ax.get_xlim() == ax.get_ylim() == (-1.25, 1.25), ax.get_aspect()
+    (True, 1.0)
+    >>> plt.close(fig)
+    """
     angles = np.linspace(0.0, 2.0 * np.pi, 361)
     ax.plot(np.cos(angles), np.sin(angles), color="0.75", linewidth=1.0)
     ax.set_aspect("equal")

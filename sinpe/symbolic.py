@@ -9,10 +9,14 @@ for the encoding it is given, it raises :class:`IdentityError` (an
 An *encoding* here is any callable ``encoding(position, d_model, *, base)`` that
 returns a SymPy column matrix of length ``d_model``; :func:`sinusoidal_encoding`
 is the paper's, :func:`one_indexed_encoding` the textbook's, and
-:data:`WRONG_ENCODINGS` holds encodings with the bugs seen in real code, for
+:data:`WRONG_ENCODINGS` holds encodings with bugs seen in real code (the symbolic side of
+:data:`sinpe.checks.BUGGY_TABLES`, which names each by its key), for
 the tests.
 
 SymPy is imported here only; the core of :mod:`sinpe` needs NumPy alone.
+
+Used in: chapter 2 (Shifting a position is a rotation), chapter 6 (From sinusoids to
+RoPE and ALiBi — and the convention zoo).
 """
 
 from __future__ import annotations
@@ -69,22 +73,60 @@ Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
 
 
 class IdentityError(AssertionError):
-    """An identity claimed for an encoding does not hold for it."""
+    """An identity claimed for an encoding does not hold for it.
+
+    A subclass of ``AssertionError``, raised by :func:`derive_shift_map` and every
+    ``verify_*`` function, with a message that names the entry or the step that
+    fails.
+
+    Parameters
+    ----------
+    message : str
+        What does not hold, and for which expression.
+
+    Examples
+    --------
+    The paper's encoding is no counterexample to a linear shift map: its
+    ``PE(0)`` is not zero.
+
+    >>> from sinpe import symbolic
+    >>> try:
+    ...     symbolic.verify_no_linear_shift(symbolic.sinusoidal_encoding)
+    ... except symbolic.IdentityError as error:
+    ...     print(isinstance(error, AssertionError), error)
+    True PE(0) = [0, 1, 0, 1] is not zero: no counterexample at p = 0
+    """
 
 
 @dataclass(frozen=True)
 class VerifiedIdentity:
     """An identity that SymPy has checked, ready for display.
 
-    Attributes
+    The ``verify_*`` functions return it; in a notebook it displays as LaTeX
+    (:meth:`latex`). A frozen record: each parameter is kept as the attribute of
+    the same name.
+
+    Parameters
     ----------
     name : str
         What was proved.
     statements : tuple of sympy.Eq
         The checked equalities, in the order of the proof (unevaluated, so that
         both sides display as they were compared).
-    objects : dict
+    objects : dict of str to sympy.Basic, optional
         Named SymPy objects the proof produced (e.g. the derived matrix).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> p = symbolic.position
+    >>> square = sp.Eq(sp.sin(p) ** 2 + sp.cos(p) ** 2, 1, evaluate=False)
+    >>> identity = symbolic.VerifiedIdentity("Pythagoras", (square,))
+    >>> print(identity.latex())
+    \\begin{aligned}
+    {\\sin^{2}{\\left(p \\right)} + \\cos^{2}{\\left(p \\right)}} &= {1}
+    \\end{aligned}
     """
 
     name: str
@@ -92,7 +134,14 @@ class VerifiedIdentity:
     objects: dict[str, sp.Basic] = field(default_factory=dict)
 
     def latex(self) -> str:
-        """The statements as one LaTeX ``aligned`` block."""
+        """The statements as one LaTeX ``aligned`` block.
+
+        Returns
+        -------
+        str
+            ``\\begin{aligned} ... \\end{aligned}``, one line ``lhs &= rhs`` per
+            statement, each side in braces.
+        """
         # Each side in braces: a line that starts with "[" right after
         # \begin{aligned} would be read as aligned's optional argument and vanish.
         lines = [f"{{{sp.latex(eq.lhs)}}} &= {{{sp.latex(eq.rhs)}}}" for eq in self.statements]
@@ -107,7 +156,37 @@ class VerifiedIdentity:
 
 
 def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
-    """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed)."""
+    """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed).
+
+    Parameters
+    ----------
+    index : int
+        The pair ``i``, a Python ``int``; meant to be in ``0 .. d_model/2 - 1``,
+        though any integer is accepted.
+    d_model : int
+        Width; positive, even and at most 4096.
+    base : sympy.Expr, optional
+        The constant ``C``; by default the positive symbol :data:`base`.
+
+    Returns
+    -------
+    sympy.Expr
+        ``base ** Rational(-2 index, d_model)``, exact.
+
+    Raises
+    ------
+    TypeError
+        If ``index`` is not a Python ``int`` (booleans and NumPy integers
+        included) or ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.frequency(1, 4), symbolic.frequency(1, 4, base=10000)
+    (1/sqrt(C), 1/100)
+    """
     if isinstance(index, bool) or not isinstance(index, int):
         raise TypeError(f"index must be an int, got {index!r}; pass a pair index such as 0")
     _check_width(d_model)
@@ -133,6 +212,27 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
 
     ``PE(p, 2i) = sin(p w_i)``, ``PE(p, 2i + 1) = cos(p w_i)``.
 
+    Parameters
+    ----------
+    position : sympy.Expr
+        The position, e.g. the symbol :data:`position` (``p``) or a number.
+    d_model : int
+        Width; positive, even and at most 4096 (exact expressions grow fast).
+    base : sympy.Expr, optional
+        The constant ``C``; by default the positive symbol :data:`base`.
+
+    Returns
+    -------
+    sympy.Matrix
+        Column of shape ``(d_model, 1)``.
+
+    Raises
+    ------
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
     Examples
     --------
     >>> from sinpe import symbolic
@@ -156,6 +256,27 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
     ``[pe(pos)]_{2i} = cos(pos / C**(2(i-1)/d))`` for ``i = 1 .. d/2``; the
     entry numbered ``j`` is stored at index ``j - 1`` of the returned column.
 
+    Parameters
+    ----------
+    position : sympy.Expr
+        The position, e.g. the symbol :data:`position` (``p``) or a number.
+    d_model : int
+        Width; positive, even and at most 4096 (exact expressions grow fast).
+    base : sympy.Expr, optional
+        The constant ``C``; by default the positive symbol :data:`base`.
+
+    Returns
+    -------
+    sympy.Matrix
+        Column of shape ``(d_model, 1)``.
+
+    Raises
+    ------
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
     Examples
     --------
     >>> from sinpe import symbolic
@@ -172,7 +293,38 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
 
 
 def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
-    """A bug, and a thought experiment: each pair holds two sines, no cosine."""
+    """A bug, and a thought experiment: each pair holds two sines, no cosine.
+
+    ``PE(p, 2i) = PE(p, 2i + 1) = sin(p w_i)``. It is zero at ``p = 0``, so no
+    linear map sends ``PE(p)`` to ``PE(p + k)`` (:func:`verify_no_linear_shift`).
+
+    Parameters
+    ----------
+    position : sympy.Expr
+        The position, e.g. the symbol :data:`position` (``p``) or a number.
+    d_model : int
+        Width; positive, even and at most 4096 (exact expressions grow fast).
+    base : sympy.Expr, optional
+        The constant ``C``; by default the positive symbol :data:`base`.
+
+    Returns
+    -------
+    sympy.Matrix
+        Column of shape ``(d_model, 1)``.
+
+    Raises
+    ------
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.sine_only_encoding(symbolic.position, 4).T
+    Matrix([[sin(p), sin(p), sin(p/sqrt(C)), sin(p/sqrt(C))]])
+    """
     width = _check_width(d_model)
     entries = []
     for i in range(width // 2):
@@ -206,7 +358,7 @@ def _integer_division(position, d_model, *, base=base):
     return sp.Matrix(entries)
 
 
-#: Encodings with bugs seen in real code; every verify_* function rejects some.
+#: Encodings with bugs seen in real code; every ``verify_*`` function rejects some.
 WRONG_ENCODINGS: dict[str, Encoding] = {
     "sine only": sine_only_encoding,
     "cosine at double frequency": _cosine_at_double_frequency,
@@ -225,17 +377,106 @@ def rotation(phi: sp.Expr) -> sp.Matrix:
     In the plane with the sine on the first axis and the cosine on the second,
     this turns a vector *clockwise* by ``phi``: it is
     ``counterclockwise(-phi)``.
+
+    Parameters
+    ----------
+    phi : sympy.Expr
+        The angle, a SymPy expression or a number.
+
+    Returns
+    -------
+    sympy.Matrix
+        The 2 x 2 matrix ``R(phi)``.
+
+    Raises
+    ------
+    ValueError
+        If ``phi`` cannot be converted to a SymPy expression (SymPy's
+        ``SympifyError``, a ``ValueError``).
+
+    Examples
+    --------
+    ``R(pi/2)`` turns ``(sin 0, cos 0) = (0, 1)`` into ``(sin(pi/2), cos(pi/2)) = (1, 0)``:
+
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> symbolic.rotation(sp.pi / 2)
+    Matrix([
+    [ 0, 1],
+    [-1, 0]])
+    >>> (symbolic.rotation(sp.pi / 2) * sp.Matrix([0, 1])).T
+    Matrix([[1, 0]])
     """
     return sp.Matrix([[sp.cos(phi), sp.sin(phi)], [-sp.sin(phi), sp.cos(phi)]])
 
 
 def counterclockwise(phi: sp.Expr) -> sp.Matrix:
-    """The textbook rotation ``[[cos phi, -sin phi], [sin phi, cos phi]]`` (counterclockwise)."""
+    """The textbook rotation ``[[cos phi, -sin phi], [sin phi, cos phi]]`` (counterclockwise).
+
+    Parameters
+    ----------
+    phi : sympy.Expr
+        The angle, a SymPy expression or a number.
+
+    Returns
+    -------
+    sympy.Matrix
+        The 2 x 2 matrix, equal to ``rotation(-phi)``.
+
+    Raises
+    ------
+    ValueError
+        If ``phi`` cannot be converted to a SymPy expression (SymPy's
+        ``SympifyError``, a ``ValueError``).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> symbolic.counterclockwise(sp.pi / 2)
+    Matrix([
+    [0, -1],
+    [1,  0]])
+    >>> symbolic.counterclockwise(sp.pi / 2) == symbolic.rotation(-sp.pi / 2)
+    True
+    """
     return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
 
 
 def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
-    """Block-diagonal ``M_k`` of the paper's encoding: one ``R(k w_i)`` per pair."""
+    """Block-diagonal ``M_k`` of the paper's encoding: one ``R(k w_i)`` per pair.
+
+    The symbolic counterpart of :func:`sinpe.shift_matrix` (interleaved layout).
+
+    Parameters
+    ----------
+    k : sympy.Expr
+        The shift, e.g. the symbol :data:`shift` (``k``).
+    d_model : int
+        Width; positive, even and at most 4096.
+    base : sympy.Expr, optional
+        The constant ``C``; by default the symbol :data:`base`.
+
+    Returns
+    -------
+    sympy.Matrix
+        Shape ``(d_model, d_model)``; block ``i`` is :func:`rotation` ``(k w_i)``.
+
+    Raises
+    ------
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.shift_matrix(symbolic.shift, 2)
+    Matrix([
+    [ cos(k), sin(k)],
+    [-sin(k), cos(k)]])
+    """
     width = _check_width(d_model)
     return sp.diag(*[rotation(k * frequency(i, width, base=base)) for i in range(width // 2)])
 
@@ -265,13 +506,47 @@ def derive_shift_map(
     functions with coefficients free of ``position``. Then ``A = D B**-1`` where
     ``block(position) = B f`` and ``block(position + k) = D f``.
 
+    Parameters
+    ----------
+    block : callable
+        ``block(position)`` returns a SymPy column (a list or ``Matrix``) whose
+        entries are linear combinations of sines and cosines of ``position``.
+    position : sympy.Symbol, optional
+        The position variable; by default :data:`position` (``p``).
+    k : sympy.Expr, optional
+        The shift; by default :data:`shift` (``k``).
+
+    Returns
+    -------
+    sympy.Matrix
+        The square matrix ``A``, simplified, free of ``position``.
+
     Raises
     ------
     IdentityError
         If ``block(position + k)`` needs a function of ``position`` that
         ``block(position)`` does not provide, is not linear in them, or the
         entries of ``block(position)`` are not independent -- in each case no fixed
-        linear map exists.
+        linear map exists. The angle-addition expansion also splits multiple
+        angles (``sin(2 p)`` into ``sin p`` and ``cos p``), so write a frequency
+        as a symbol (``omega * p``) rather than an integer multiple of ``p``.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> p, w = symbolic.position, symbolic.omega
+    >>> symbolic.derive_shift_map(lambda p: sp.Matrix([sp.sin(w * p), sp.cos(w * p)]))
+    Matrix([
+    [ cos(k*omega), sin(k*omega)],
+    [-sin(k*omega), cos(k*omega)]])
+
+    A sine alone has no fixed shift map: ``sin(p + k)`` needs ``cos p``.
+
+    >>> symbolic.derive_shift_map(lambda p: sp.Matrix([sp.sin(p)]))
+    Traceback (most recent call last):
+    ...
+    sinpe.symbolic.IdentityError: PE(p + k) needs [cos(p)], which is not a linear ...
     """
     here = sp.Matrix(block(position))
     there = sp.Matrix([_expand(entry) for entry in block(position + k)])
@@ -330,6 +605,19 @@ def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedId
     ``[sin w(p+k), cos w(p+k)] = A [sin wp, cos wp]`` is derived, then checked to
     be ``R(k omega)``, free of ``p``, orthogonal and of determinant 1.
 
+    Parameters
+    ----------
+    encoding : callable, optional
+        ``encoding(position, d_model, *, base)`` returning a SymPy column;
+        by default :func:`sinusoidal_encoding`.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"pair rotation"``; ``objects`` holds ``"R"`` (the rotation
+        ``R(k omega)``), ``"derived"`` (the map derived from ``encoding``) and
+        ``"sense"`` (the symbol ``clockwise``).
+
     Raises
     ------
     IdentityError
@@ -381,10 +669,37 @@ def verify_shift_group(
     by ``k w_i`` of the paper's frequencies), and then
     ``M_j M_k = M_(j+k)``, ``M_(-k) = M_k^T = M_k^-1`` and ``M_0 = I``.
 
+    Parameters
+    ----------
+    encoding : callable, optional
+        ``encoding(position, d_model, *, base)`` returning a SymPy column;
+        by default :func:`sinusoidal_encoding`.
+    d_model : int, optional
+        Width the identity is checked at; positive, even and at most 4096 (the
+        proof takes under a second at the default 6, and grows with the width).
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"shift group"``; ``objects["M_k"]`` is :func:`shift_matrix`
+        ``(k, d_model)``.
+
     Raises
     ------
     IdentityError
         If any step fails for ``encoding``.
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_shift_group(d_model=2).objects["M_k"]
+    Matrix([
+    [ cos(k), sin(k)],
+    [-sin(k), cos(k)]])
     """
     width = _check_width(d_model)
     blocks = [derive_shift_map(_pair_block(encoding, i, width, base)) for i in range(width // 2)]
@@ -431,10 +746,33 @@ def verify_dot_product(
 ) -> VerifiedIdentity:
     """Theorem: ``PE(p) . PE(q) = sum_i cos((p - q) w_i)``; even in ``p - q``; ``|PE(p)|^2 = d/2``.
 
+    Parameters
+    ----------
+    encoding : callable, optional
+        ``encoding(position, d_model, *, base)`` returning a SymPy column;
+        by default :func:`sinusoidal_encoding`.
+    d_model : int, optional
+        Width the identity is checked at; positive, even and at most 4096.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"dot product"``; ``objects["dot"]`` is ``sum_i cos((p - q) w_i)``.
+
     Raises
     ------
     IdentityError
         If any of the three fails for ``encoding`` (width ``d_model``, base ``C``).
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_dot_product(d_model=4).objects["dot"]
+    cos((p - q)/sqrt(C)) + cos(p - q)
     """
     width = _check_width(d_model)
     p_vec = encoding(position, width, base=base)
@@ -466,10 +804,36 @@ def verify_indexings_agree(
     Compared entry by entry, for each width in ``widths``, with a symbolic
     position and base.
 
+    Parameters
+    ----------
+    encoding : callable, optional
+        ``encoding(position, d_model, *, base)`` returning a SymPy column;
+        by default :func:`sinusoidal_encoding`.
+    widths : tuple of int, optional
+        The widths compared; each positive, even and at most 4096.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"indexings agree"``; ``objects["widths"]`` holds ``widths``.
+
     Raises
     ------
     IdentityError
         At the first entry that differs.
+    TypeError, ValueError
+        For a width that is not a positive even integer up to 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_indexings_agree(widths=(2, 4)).name
+    'indexings agree'
+    >>> swapped = symbolic.WRONG_ENCODINGS["swapped layout (cos, sin)"]
+    >>> symbolic.verify_indexings_agree(swapped, widths=(2,))
+    Traceback (most recent call last):
+    ...
+    sinpe.symbolic.IdentityError: d = 2: component 1 (counted from 1) is sin(p), but entry 0 ...
     """
     for width in widths:
         textbook = one_indexed_encoding(position, width)
@@ -502,12 +866,38 @@ def verify_no_linear_shift(
     counterexample. (The derivation of :func:`derive_shift_map` fails for them
     for the same reason: ``sin(w(p+k))`` needs ``cos(wp)``.)
 
+    Parameters
+    ----------
+    encoding : callable, optional
+        ``encoding(position, d_model, *, base)`` returning a SymPy column; by
+        default :func:`sine_only_encoding`.
+    d_model : int, optional
+        Width; positive, even and at most 4096.
+    k : sympy.Expr, optional
+        The shift at which ``PE(k)`` must be nonzero; by default 1.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"no linear shift"``; ``objects`` holds the columns ``"PE(0)"``
+        and ``"PE(k)"``.
+
     Raises
     ------
     IdentityError
         If ``PE(0)`` is not zero or ``PE(k)`` is -- i.e. the counterexample does
         not apply to ``encoding`` (as for the paper's encoding, whose ``PE(0)``
         has cosines equal to 1).
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_no_linear_shift().objects["PE(k)"].T
+    Matrix([[sin(1), sin(1), sin(1/sqrt(C)), sin(1/sqrt(C))]])
     """
     width = _check_width(d_model)
     at_zero = encoding(sp.Integer(0), width, base=base)
@@ -524,7 +914,36 @@ def verify_no_linear_shift(
 
 
 def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
-    """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``."""
+    """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``.
+
+    The symbolic counterpart of :func:`sinpe.fourier.integer_features`.
+
+    Parameters
+    ----------
+    x : sympy.Expr
+        The input, e.g. a real symbol.
+    count : int
+        Number of harmonics ``k``, from 1 to 4096.
+
+    Returns
+    -------
+    sympy.Matrix
+        Column of shape ``(2 count, 1)``.
+
+    Raises
+    ------
+    TypeError
+        If ``count`` is not an integer.
+    ValueError
+        If ``count`` is below 1 or above 4096.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> symbolic.integer_features(sp.Symbol("x"), 2).T
+    Matrix([[sin(x), cos(x), sin(2*x), cos(2*x)]])
+    """
     count = check_count(count, "count", maximum=MAX_SYMBOLIC_SIZE, hint="such as 3")
     entries = []
     for n in range(1, count + 1):
@@ -541,10 +960,30 @@ def verify_periodic_features(
     ``f(features(x + 2 pi)) - f(features(x))`` is 0 for an undefined SymPy
     function ``f`` of ``2 count`` arguments, i.e. for every ``f``.
 
+    Parameters
+    ----------
+    features : callable, optional
+        ``features(x, count)`` returning a SymPy column; by default
+        :func:`integer_features`.
+    count : int, optional
+        Passed to ``features``.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"periodic features"``; ``objects["features"]`` is
+        ``features(x, count)``.
+
     Raises
     ------
     IdentityError
         If some feature is not ``2 pi``-periodic.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_periodic_features(count=2).objects["features"].T
+    Matrix([[sin(x), cos(x), sin(2*x), cos(2*x)]])
     """
     here = features(angle, count)
     there = features(angle + 2 * sp.pi, count)
@@ -570,7 +1009,45 @@ def verify_periodic_features(
 def rope(
     vector: sp.Matrix, position: sp.Expr, *, base: sp.Expr = base, layout: str = "interleaved"
 ) -> sp.Matrix:
-    """RoPE of a symbolic column ``vector`` at ``position``, as :func:`sinpe.rope.apply_rope`."""
+    """RoPE of a symbolic column ``vector`` at ``position``, as :func:`sinpe.rope.apply_rope`.
+
+    Each pair ``(a, b)`` of entries is turned counterclockwise by
+    ``position * w_i``: ``(a cos - b sin, a sin + b cos)``.
+
+    Parameters
+    ----------
+    vector : sympy.Matrix
+        A column (or any sequence) of even length, at most 4096.
+    position : sympy.Expr
+        The position ``m``.
+    base : sympy.Expr, optional
+        The constant ``C``; by default the symbol :data:`base`.
+    layout : {"interleaved", "concat", "half"}, optional
+        Which entries form pair ``i``: ``(2i, 2i + 1)`` (interleaved) or
+        ``(i, i + d/2)`` (``"concat"``, alias ``"half"``, Hugging Face's
+        ``rotate_half``).
+
+    Returns
+    -------
+    sympy.Matrix
+        Column of the same length.
+
+    Raises
+    ------
+    ValueError
+        If the length of ``vector`` is odd, 0 or above 4096, or ``layout`` is
+        unknown.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> m = sp.Symbol("m", real=True)
+    >>> symbolic.rope(sp.Matrix([1, 0]), m).T
+    Matrix([[cos(m), sin(m)]])
+    >>> symbolic.rope(sp.Matrix([1, 0, 0, 0]), m, layout="half").T
+    Matrix([[cos(m), 0, sin(m), 0]])
+    """
     width = _check_width(len(vector))
     layout = LAYOUT_ALIASES.get(layout, layout) if isinstance(layout, str) else layout
     check_choice(layout, "layout", ROPE_LAYOUTS)
@@ -594,10 +1071,33 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     Checked as translation invariance: ``(d/dm + d/dn)`` of the dot product
     simplifies to 0 for symbolic ``q``, ``k``, ``m``, ``n`` and base ``C``.
 
+    Parameters
+    ----------
+    rope_fn : callable, optional
+        ``rope_fn(vector, position)`` returning a SymPy column; by default
+        :func:`rope`.
+    d_model : int, optional
+        Width; positive, even and at most 4096.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"rope relative"``; ``objects["dot"]`` is the dot product.
+
     Raises
     ------
     IdentityError
         If the dot product changes when both positions move together.
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_rope_relative(d_model=2).name
+    'rope relative'
     """
     width = _check_width(d_model)
     m, n = sp.symbols("m n", real=True)
@@ -622,10 +1122,33 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
 def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     """Theorem: ``|RoPE(q, m)| = |q|`` (RoPE is a rotation).
 
+    Parameters
+    ----------
+    rope_fn : callable, optional
+        ``rope_fn(vector, position)`` returning a SymPy column; by default
+        :func:`rope`.
+    d_model : int, optional
+        Width; positive, even and at most 4096.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"rope norm"``; ``objects`` is empty.
+
     Raises
     ------
     IdentityError
         If the squared norm changes.
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> print(symbolic.verify_rope_norm(d_model=2).latex().splitlines()[1])
+    {\\lVert \\mathrm{RoPE}(q, m) \\rVert^2} &= {q_{0}^{2} + q_{1}^{2}}
     """
     width = _check_width(d_model)
     m = sp.Symbol("m", real=True)
@@ -642,10 +1165,30 @@ def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
 def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     """Theorem: ``half(P x) = P interleaved(x)`` with ``P = [0, 2, 4, ..., 1, 3, 5, ...]``.
 
+    Parameters
+    ----------
+    d_model : int, optional
+        Width; positive, even and at most 4096.
+
+    Returns
+    -------
+    VerifiedIdentity
+        Named ``"rope layouts"``; ``objects["P"]`` is the permutation as a row.
+
     Raises
     ------
     IdentityError
         At the first entry that differs.
+    TypeError
+        If ``d_model`` is not an integer.
+    ValueError
+        If ``d_model`` is not positive and even, or exceeds 4096.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_rope_layouts(d_model=4).objects["P"]
+    Matrix([[0, 2, 1, 3]])
     """
     width = _check_width(d_model)
     m = sp.Symbol("m", real=True)
