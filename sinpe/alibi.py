@@ -11,7 +11,6 @@ attention layer.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -122,8 +121,7 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     >>> alibi_bias(2, 2)[:, 1, 0].tolist()    # query 1, key 0: -2^-4 and -2^-8
     [-0.0625, -0.00390625]
     """
-    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 1:
-        raise ValueError(f"length must be a positive integer, got {length!r}")
+    length = check_count(length, "length", hint="such as 16 (the sequence length)")
     heads = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")
     check_entries((heads, length, length), what="the bias")
     distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])

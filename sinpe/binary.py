@@ -8,12 +8,11 @@ Used in: chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo)
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
+    check_count,
     check_real_array,
 )
 
@@ -59,10 +58,8 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()
     [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
     """
-    if isinstance(n_bits, bool) or not isinstance(n_bits, numbers.Integral) or n_bits < 1:
-        raise ValueError(f"n_bits must be a positive integer, got {n_bits!r}")
-    if n_bits > 62:
-        raise ValueError(f"n_bits must be at most 62 (the bits of an int64), got {n_bits}")
+    # at most 62: the bits of an int64 without its sign bit
+    n_bits = check_count(n_bits, "n_bits", maximum=62, hint="such as 8")
     where = check_real_array(positions, name="positions")
     if np.any(where < 0) or np.any(where >= 2.0**n_bits):
         raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")

@@ -16,7 +16,6 @@ in one read (see the Notes of :func:`inspect_table`).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from sinpe._validation import (
     check_d_model,
     check_entries,
     check_finite_entries,
+    check_real,
     check_real_array,
 )
 from sinpe.conventions import CONVENTIONS, _spaced_frequencies, encode
@@ -880,13 +880,7 @@ def inspect_table(
     >>> report.valid, report.matches
     (True, ['paper'])
     """
-    if (
-        isinstance(tolerance, (bool, np.bool_))
-        or not isinstance(tolerance, numbers.Real)
-        or not np.isfinite(tolerance)
-        or tolerance < 0
-    ):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}; e.g. 1e-3")
+    tolerance = check_real(tolerance, "tolerance", minimum=0.0, hint="e.g. 1e-3")
     values = _as_table(table)
     if values.ndim != 2 or values.shape[0] < 3 or values.shape[1] < 1:
         raise ValueError(f"table must have shape (n >= 3, d >= 1), got {values.shape}")
@@ -1129,4 +1123,11 @@ def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray
         raise ValueError(f"positions must be a 1-D array, got shape {where.shape}")
     width = check_d_model(d_model)
     check_entries((where.shape[0], width), what="the table")
-    return BUGGY_TABLES[name].build(where, width)
+    with np.errstate(over="ignore", invalid="ignore"):
+        table = BUGGY_TABLES[name].build(where, width)
+    if not np.isfinite(table).all():
+        raise ValueError(
+            f"the {name!r} table overflows at these positions (its phases are infinite "
+            f"in {'float16' if name == 'fp16 phases' else 'float64'}); pass smaller positions"
+        )
+    return table

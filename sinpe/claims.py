@@ -16,14 +16,14 @@ one), and the Claims ledger page, which collects the verdicts.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from sinpe._validation import check_real
 
 __all__ = [
     "EVIDENCE",
@@ -293,18 +293,10 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
     ...
     AssertionError: 0.4750000001 +- 1e-06 prints as 0.47 .. 0.48 with '.2f': print fewer digits
     """
-    for name, number in (("value", value), ("slack", slack)):
-        if isinstance(number, bool | np.bool_) or not isinstance(number, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {number!r}")
-        if not math.isfinite(float(number)):
-            raise ValueError(f"{name} must be finite, got {number!r}")
-    if slack < 0:
-        raise ValueError(f"slack must be >= 0, got {slack!r}; pass how far the value may move")
+    value = check_real(value, "value")
+    slack = check_real(slack, "slack", minimum=0.0, hint="how far the value may move")
     if step is not None:
-        if isinstance(step, bool) or not isinstance(step, numbers.Real) or not step > 0:
-            raise ValueError(f"step must be a positive number, got {step!r}")
-        if not math.isfinite(float(step)):
-            raise ValueError(f"step must be finite, got {step!r}")
+        step = check_real(step, "step", minimum=0.0, strict_minimum=True, hint="e.g. 5")
 
     def shown(x: float) -> str:
         return format(round(x / step) * step if step else float(x), spec)

@@ -442,7 +442,7 @@ def encode(
         padding_idx = _check_padding_idx(padding_idx)
     if min_timescale is not None:
         smallest = check_real(
-            min_timescale, "min_timescale", minimum=0.0, strict_minimum=True, hint="such as 1.0"
+            min_timescale, "min_timescale", minimum=0.0, strict_minimum=True, hint="e.g. 1.0"
         )
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)

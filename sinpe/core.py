@@ -32,12 +32,15 @@ import numpy.typing as npt
 
 from sinpe._validation import (
     check_base,
+    check_count,
     check_d_model,
     check_dtype,
     check_entries,
     check_finite_entries,
+    check_flag,
     check_layout,
     check_phases,
+    check_real,
     check_real_array,
     warn_if_imprecise,
     warn_if_unresolvable,
@@ -382,10 +385,8 @@ def component(
     """
     width = check_d_model(d_model)
     constant = check_base(base)
-    if first_index not in (0, 1) or isinstance(first_index, bool):
-        raise ValueError(f"first_index must be 0 or 1, got {first_index!r}")
-    if isinstance(index, bool) or not isinstance(index, numbers.Integral):
-        raise TypeError(f"index must be an integer, got {index!r}")
+    first_index = check_count(first_index, "first_index", minimum=0, maximum=1, hint="0 or 1")
+    index = check_count(index, "index", minimum=-(2**62), hint="such as 0")
     if not first_index <= index < width + first_index:
         raise ValueError(
             f"index {index} is out of range for d_model={width} counted from {first_index}; "
@@ -475,10 +476,8 @@ def add_positional_encoding(
         )
     if not np.isfinite(array).all():
         raise ValueError("embeddings contain NaN or infinite values")
-    if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Real):
-        raise TypeError(f"start must be a real number, got {start!r}")
-    if not np.isfinite(float(start)):
-        raise ValueError(f"start must be finite, got {start!r}")
+    start = check_real(start, "start", hint="the position of the first row, such as 0")
+    scale = check_flag(scale, "scale")
     seq, width = array.shape[-2], array.shape[-1]
     check_d_model(width, name="the last axis of embeddings (d_model)")
     table = positional_encoding(start + np.arange(seq), width, base=base, dtype=np.float64)
@@ -622,10 +621,7 @@ def shift_matrix(
     >>> bool(np.allclose(sinpe.shift_matrix(-3, 8), m.T))
     True
     """
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Real):
-        raise TypeError(f"k must be a real number, got {k!r} of type {type(k).__name__}")
-    if not np.isfinite(float(k)):
-        raise ValueError(f"k must be finite, got {k!r}")
+    k = check_real(k, "k", hint="the shift, such as 3")
     chosen_layout = check_layout(layout)
     with np.errstate(over="ignore"):
         angles = float(k) * frequencies(d_model, base=base)
@@ -717,12 +713,8 @@ def table(
     >>> sinpe.table(2, 4, layout="concat").round(6).tolist()  # positions 0 and 1
     [[0.0, 0.0, 1.0, 1.0], [0.841471, 0.01, 0.540302, 0.99995]]
     """
-    if isinstance(length, bool) or not isinstance(length, numbers.Integral) or length < 0:
-        raise ValueError(f"length must be a non-negative integer, got {length!r}")
-    if isinstance(start, (bool, np.bool_)) or not isinstance(start, numbers.Real):
-        raise TypeError(f"start must be a real number, got {start!r}")
-    if not np.isfinite(float(start)):
-        raise ValueError(f"start must be finite, got {start!r}")
+    length = check_count(length, "length", minimum=0, hint="such as 512")
+    check_real(start, "start", hint="the position of the first row, such as 0")
     if isinstance(start, numbers.Integral) and abs(int(start)) + int(length) > 2**53:
         raise ValueError(
             f"start={start!r} with length={length} reaches integers beyond 2**53 that "

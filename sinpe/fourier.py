@@ -20,17 +20,18 @@ Used in: Chapter 5 (and :func:`integer_features` in Chapter 2).
 
 from __future__ import annotations
 
-import numbers
 from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
+    check_count,
     check_entries,
     check_flag,
     check_pair,
     check_phases,
+    check_real,
     check_real_array,
 )
 from sinpe.core import _rational_powers
@@ -81,10 +82,7 @@ def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
     >>> integer_features([0.0, 1.0, 2.0], 3).shape
     (3, 6)
     """
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+    k = check_count(k, "k", hint="such as 8 (the number of harmonics)")
     angles = check_real_array(x, name="x")
     check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)
@@ -103,11 +101,7 @@ def _coordinates(x: npt.ArrayLike) -> np.ndarray:
 
 
 def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+    return check_count(value, name, hint="such as 8")
 
 
 def _linear_frequencies(count: int) -> np.ndarray:
@@ -272,8 +266,7 @@ def gaussian_matrix(
     """
     rows = _positive_int(n_features, "n_features")
     cols = _positive_int(n_coords, "n_coords")
-    if not (isinstance(sigma, numbers.Real) and np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a finite number > 0, got {sigma!r}")
+    sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=True, hint="e.g. 10.0")
     check_entries((rows, cols), what="B")
     return rng.normal(0.0, float(sigma), size=(rows, cols))
 
@@ -318,8 +311,7 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     """
     count = _positive_int(n_per_axis, "n_per_axis")
     axes = _positive_int(n_coords, "n_coords")
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not np.isfinite(scale):
-        raise ValueError(f"scale must be a finite real number, got {scale!r}")
+    scale = check_real(scale, "scale", hint="e.g. 10.0")
     if abs(scale) > 1100:  # 2**scale is outside float64 (the powers would raise anyway)
         raise ValueError(
             f"scale must be at most 1100 in size (2**scale overflows float64), got {scale!r}; "

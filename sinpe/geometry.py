@@ -9,13 +9,13 @@ encoding), chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zo
 
 from __future__ import annotations
 
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
+    check_count,
     check_d_model,
     check_entries,
     check_phases,
@@ -158,10 +158,7 @@ def nearest_distinct_position(
     >>> geometry.nearest_distinct_position(100, 2)[0]   # 2 pi * 7 = 43.98...; 44 is closest
     44
     """
-    if isinstance(context, bool) or not isinstance(context, numbers.Integral):
-        raise TypeError(f"context must be an integer, got {context!r}")
-    if context < 2:
-        raise ValueError(f"context must be at least 2, got {context}")
+    context = check_count(context, "context", minimum=2, hint="such as 512")
     check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base=base)
@@ -248,10 +245,8 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     >>> geometry.aliasing(65536, 128, base=10000.0).far_offset < 100   # no far look-alike
     True
     """
-    if isinstance(far, bool) or not isinstance(far, numbers.Integral) or far < 1:
-        raise ValueError(f"far must be a positive integer, got {far!r}")
-    if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context <= far:
-        raise ValueError(f"context must be an integer > far = {far}, got {context!r}")
+    far = check_count(far, "far", hint="such as 64")
+    context = check_count(context, "context", minimum=far + 1, hint=f"greater than far = {far}")
     check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base=base)
@@ -304,8 +299,7 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
     >>> geometry.dimension_ranges(2, 2).round(6).tolist()   # 1 radian: sin 1, 1 - cos 1
     [0.841471, 0.459698]
     """
-    if isinstance(context, bool) or not isinstance(context, numbers.Integral) or context < 1:
-        raise ValueError(f"context must be a positive integer, got {context!r}")
+    context = check_count(context, "context", hint="such as 512")
     width = check_d_model(d_model)
     sweep = (int(context) - 1) * frequencies(width, base=base)  # phase swept by each pair
     sine = np.where(
@@ -351,8 +345,11 @@ def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
     [[-1.0, -0.5], [1.0, -0.5], [-1.0, 0.5], [1.0, 0.5]]
     """
     data = check_real_array(vectors, name="vectors")
-    if data.ndim != 2 or data.shape[0] < 2:
-        raise ValueError(f"vectors must have shape (n >= 2, d), got {data.shape}")
+    if data.ndim != 2 or data.shape[0] < 2 or data.shape[1] < 2:
+        raise ValueError(
+            f"vectors must have shape (n >= 2, d >= 2): a plane needs two dimensions, "
+            f"got {data.shape}"
+        )
     centred = data - data.mean(axis=0)
     directions = np.linalg.svd(centred, full_matrices=False)[2][:2]
     signs = np.sign(directions[np.arange(2), np.argmax(np.abs(directions), axis=1)])

@@ -799,7 +799,7 @@ class LayerNorm(Module):
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((d_model,), what="LayerNorm(d_model)'s weight")
-        self.eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="such as 1e-5")
+        self.eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
         self._add("weight", np.ones(d_model))  # (D,)
         self._add("bias", np.zeros(d_model))  # (D,)
 
@@ -1278,7 +1278,7 @@ class Embedding(Module):
         # about sqrt(D); PyTorch's nn.Embedding uses std 1.
         if std is None:
             std = d_model**-0.5
-        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="such as 0.02")
+        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
         self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
@@ -1837,7 +1837,7 @@ def linear_probe(
             f"labels must give one label per row of features: got {y.shape[0]} labels for "
             f"{x.shape[0]} rows and {y_test.shape[0]} test labels for {z_test.shape[0]} rows"
         )
-    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
     classes, codes = np.unique(y, return_inverse=True)
     with np.errstate(all="ignore"):  # overflow is reported below, in words
         mean = x.mean(axis=0)
@@ -1930,7 +1930,7 @@ def position_probes(
         )
     n_train = check_count(n_train, "n_train", maximum=batch - 1, hint="below the batch size")
     max_offset = check_count(max_offset, "max_offset", maximum=length - 1, hint="such as 4")
-    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
     pairs_per_sequence = int(np.sum(length - np.arange(1, max_offset + 1))) * 2
     check_entries((batch, pairs_per_sequence, (width + 1) ** 2), what="the offset probe's pairs")
     train, test = h[:n_train], h[n_train:]
@@ -2064,7 +2064,7 @@ class Adam:
     ) -> None:
         if not isinstance(module, Module):
             raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
-        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(
                 f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
@@ -2073,7 +2073,7 @@ class Adam:
             check_real(beta, f"betas[{i}]", minimum=0.0, maximum=1.0, strict_maximum=True)
             for i, beta in enumerate(betas)
         )
-        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="such as 1e-8")
+        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-8")
         self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
         self.step_count = 0
         self.moments = {
@@ -2154,6 +2154,12 @@ def check_gradients(
     """
     if not isinstance(module, Module):
         raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
+    if isinstance(module, (Embedding, TokenModel)):
+        raise TypeError(
+            f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "
+            f"token ids, which have no gradient. Check its layers (EncoderLayer, "
+            f"MultiHeadAttention, ...) one by one"
+        )
     inputs = check_float_array(inputs, "inputs")
     delta = check_real(delta, "delta", minimum=0.0, maximum=1.0, strict_minimum=True)
     seed = check_count(seed, "seed", minimum=0, hint="such as 0")
@@ -2182,6 +2188,11 @@ def check_gradients(
     module.zero_grad()
     run(inputs)
     dinputs = module.backward(weights)
+    if dinputs is None:
+        raise TypeError(
+            f"check_gradients needs a module whose backward returns the gradient of its "
+            f"input; {type(module).__name__}.backward returns None"
+        )
     analytic = {name: grad.copy() for name, _, grad in module.named_parameters()}
     errors = {"input": deviation(dinputs, numerical(inputs))}
     for name, value, _ in module.named_parameters():

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from sinpe._validation import (
     check_base,
+    check_choice,
     check_count,
     check_d_model,
     check_pair,
@@ -125,12 +126,18 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
     if wide.size and float(np.max(np.abs(wide))) > largest:
         raise ValueError(
             f"values must lie within float32's range (+-{largest:g}), got "
-            f"{float(np.max(np.abs(wide))):g}; bfloat16 has the same range"
+            f"{float(np.max(np.abs(wide))):g}; bfloat16's largest is about 3.3895e38"
         )
     single = np.ascontiguousarray(wide, dtype=np.float32)
     bits = single.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
+    result = rounded.astype(np.uint32).view(np.float32).reshape(single.shape)
+    if not np.isfinite(result).all():
+        raise ValueError(
+            "values beyond bfloat16's largest finite number, about 3.3895e38, round to "
+            "infinity; pass smaller values"
+        )
+    return result
 
 
 #: How :func:`computed_in` forms the frequencies in low precision.
@@ -314,6 +321,7 @@ def computed_in(
     if precision not in COMPUTE_DTYPES:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
     where = check_real_array(positions, name="positions")
+    check_choice(recipe, "recipe", FREQUENCY_RECIPES)  # checked even where unused
     if precision == "float64":
         return positional_encoding(where, d_model, base=base)
     angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)

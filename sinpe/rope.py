@@ -155,10 +155,7 @@ def scaled_frequencies(
         return frequencies(width, base=constant * scale ** (width / (width - 2)))
     if not (0 <= alpha < beta) or not math.isfinite(beta):
         raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
-    if isinstance(original_length, bool) or not isinstance(original_length, numbers.Integral):
-        raise TypeError(f"original_length must be an integer, got {original_length!r}")
-    if original_length < 1:
-        raise ValueError(f"original_length must be positive, got {original_length!r}")
+    original_length = check_count(original_length, "original_length", hint="such as 4096")
     theta = frequencies(width, base=constant)
     ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
     ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # gamma(r)

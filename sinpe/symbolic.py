@@ -187,9 +187,8 @@ def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
     >>> symbolic.frequency(1, 4), symbolic.frequency(1, 4, base=10000)
     (1/sqrt(C), 1/100)
     """
-    if isinstance(index, bool) or not isinstance(index, int):
-        raise TypeError(f"index must be an int, got {index!r}; pass a pair index such as 0")
-    _check_width(d_model)
+    width = _check_width(d_model)
+    index = check_count(index, "index", minimum=0, maximum=width // 2 - 1, hint="a pair index")
     return base ** sp.Rational(-2 * index, d_model)
 
 

@@ -78,7 +78,7 @@ def test_fast_table_matches_direct_evaluation(length, layout, dtype):
 def test_fast_table_bad_input():
     with pytest.raises(ValueError, match="length"):
         sinpe.table(-1, 8)
-    with pytest.raises(ValueError, match="start must be finite"):
+    with pytest.raises(ValueError, match="start must be a finite number"):
         sinpe.table(4, 8, start=np.inf)
     with pytest.raises(ValueError, match="must be even"):
         sinpe.table(4, 7)

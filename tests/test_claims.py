@@ -321,6 +321,8 @@ def test_settled_rounds_to_a_step_and_checks_the_step_boundary():
     assert claims.settled(18.29, ".0f", slack=0.2, step=5) == "20"
     with pytest.raises(AssertionError, match="print fewer digits"):
         claims.settled(47.45, ".0f", slack=0.2, step=5)  # 47.25 -> 45, 47.65 -> 50
-    for bad in (0, -5, float("nan"), True):
+    for bad in (0, -5, float("nan")):
         with pytest.raises(ValueError, match="step"):
             claims.settled(1.0, ".0f", slack=0.1, step=bad)
+    with pytest.raises(TypeError, match="step"):  # a bool is not a number of units
+        claims.settled(1.0, ".0f", slack=0.1, step=True)

@@ -167,3 +167,18 @@ def test_reversal_ceiling_limits_and_huge_vocabularies():
     # With 2**62 token ids every sequence has distinct tokens (up to 1e-17): the
     # mirrored token is one of the other L - 1, each seen once, so 1 / (L - 1).
     assert experiments.reversal_ceiling(2**62, 8) == pytest.approx(1 / 7, rel=1e-12)
+
+
+def test_documented_errors_instead_of_crashes():
+    # Found by comparing each docstring with its code (issue 17): these used to crash
+    # with IndexError, return inf, or accept an argument they then ignored.
+    from sinpe import geometry, numerics
+
+    with pytest.raises(ValueError, match="two dimensions"):
+        geometry.principal_plane(np.ones((5, 1)))
+    with pytest.raises(ValueError, match="bfloat16"):
+        numerics.to_bfloat16([3.4e38])  # a float32, but rounds to bfloat16 infinity
+    with pytest.raises(ValueError, match="recipe"):
+        numerics.computed_in([1.0], 8, "float64", recipe="bogus")
+    with pytest.raises(TypeError, match="token ids"):
+        nn.check_gradients(_model(), np.array([[1, 2]]))

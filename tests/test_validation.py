@@ -88,7 +88,7 @@ def test_unknown_layout(layout):
 
 
 def test_bad_shift():
-    with pytest.raises(ValueError, match="k must be finite"):
+    with pytest.raises(ValueError, match="k must be a finite number"):
         sinpe.shift_matrix(np.inf, 8)
     with pytest.raises(TypeError, match="k must be a real number"):
         sinpe.shift_matrix("1", 8)
@@ -103,7 +103,7 @@ def test_bad_embeddings():
         sinpe.add_positional_encoding(np.zeros((3, 7)))
     with pytest.raises(ValueError, match="NaN or infinite"):
         sinpe.add_positional_encoding(np.full((3, 8), np.nan))
-    with pytest.raises(ValueError, match="start must be finite"):
+    with pytest.raises(ValueError, match="start must be a finite number"):
         sinpe.add_positional_encoding(np.zeros((3, 8)), start=np.nan)
     with pytest.raises(TypeError, match="start must be a real number"):
         sinpe.add_positional_encoding(np.zeros((3, 8)), start="0")
@@ -112,7 +112,7 @@ def test_bad_embeddings():
 def test_bad_component_index():
     with pytest.raises(ValueError, match=r"index 0 is out of range .* counted from 1"):
         sinpe.component(1.0, 0, 8, first_index=1)
-    with pytest.raises(ValueError, match="first_index must be 0 or 1"):
+    with pytest.raises(ValueError, match="first_index must be at least 0 and at most 1"):
         sinpe.component(1.0, 0, 8, first_index=2)
 
 
