@@ -376,8 +376,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "if original_length < 1:",
-        "if original_length < 0:",
+        'original_length = check_count(original_length, "original_length", hint="such as 4096")',
+        'original_length = check_count(original_length, "original_length", minimum=0, hint="such as 4096")',
         "scaled_frequencies: YaRN original_length 0 accepted",
     ),
     M(
@@ -461,8 +461,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "alibi.py",
-        "not isinstance(length, numbers.Integral) or length < 1:",
-        "not isinstance(length, numbers.Integral) or length < 0:",
+        'length = check_count(length, "length", hint="such as 16 (the sequence length)")',
+        'length = check_count(length, "length", minimum=0, hint="such as 16 (the sequence length)")',
         "alibi_bias: length 0 accepted",
     ),
     M(
@@ -740,8 +740,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        "if k < 1:",
-        "if k < 0:",
+        'k = check_count(k, "k", hint="such as 8 (the number of harmonics)")',
+        'k = check_count(k, "k", minimum=0, hint="such as 8 (the number of harmonics)")',
         "integer_features: k = 0 accepted",
     ),
     M(
@@ -782,8 +782,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        "and np.isfinite(sigma) and sigma > 0):",
-        "and np.isfinite(sigma) and sigma >= 0):",
+        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=True, hint="e.g. 10.0")',
+        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=False, hint="e.g. 10.0")',
         "gaussian_matrix: sigma 0 accepted",
     ),
     M(
@@ -800,8 +800,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        "    if value < 1:\n        raise",
-        "    if value < 0:\n        raise",
+        'return check_count(value, name, hint="such as 8")',
+        'return check_count(value, name, minimum=0, hint="such as 8")',
         "_positive_int: 0 accepted (n_frequencies, n_features, n_per_axis)",
     ),
     M(
@@ -861,8 +861,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "if context < 2:",
-        "if context < 1:",
+        'context = check_count(context, "context", minimum=2, hint="such as 512")',
+        'context = check_count(context, "context", minimum=1, hint="such as 512")',
         "nearest_distinct_position: context 1 accepted",
     ),
     M(
@@ -915,8 +915,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "binary.py",
-        "if n_bits > 62:",
-        "if n_bits > 63:",
+        'n_bits = check_count(n_bits, "n_bits", maximum=62, hint="such as 8")',
+        'n_bits = check_count(n_bits, "n_bits", maximum=63, hint="such as 8")',
         "binary_encoding: 63 bits accepted (int64 sign bit)",
     ),
     M(
@@ -1321,14 +1321,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "claims.py",
-        "if slack < 0:",
-        "if slack <= 0:",
+        'slack = check_real(slack, "slack", minimum=0.0, hint="how far the value may move")',
+        'slack = check_real(slack, "slack", minimum=0.0, strict_minimum=True, hint="how far the value may move")',
         "settled: slack 0 rejected",
     ),
     M(
         "claims.py",
-        "not isinstance(step, numbers.Real) or not step > 0:",
-        "not isinstance(step, numbers.Real) or step < 0:",
+        'step = check_real(step, "step", minimum=0.0, strict_minimum=True, hint="e.g. 5")',
+        'step = check_real(step, "step", minimum=0.0, strict_minimum=False, hint="e.g. 5")',
         "settled: step 0 accepted",
     ),
     M(
