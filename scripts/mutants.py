@@ -96,14 +96,14 @@ MUTANTS: list[Mutant] = [
     # --- core.py ---------------------------------------------------------------
     M(
         "core.py",
-        "table[..., 0::2] = np.sin(phases)",
-        "table[..., 0::2] = np.cos(phases)",
+        "table[..., 0::2] = sines",
+        "table[..., 0::2] = cosines",
         "positional_encoding: cos in the sine columns (interleaved)",
     ),
     M(
         "core.py",
-        "table[..., : angular.size] = np.sin(phases)",
-        "table[..., : angular.size] = np.cos(phases)",
+        "table[..., : angular.size] = sines",
+        "table[..., : angular.size] = cosines",
         "positional_encoding: cos in the sine columns (concat)",
     ),
     M(
@@ -132,8 +132,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        "trig = np.sin if index % 2 == 0 else np.cos",
-        "trig = np.cos if index % 2 == 0 else np.sin",
+        "sine = index % 2 == 0",
+        "sine = index % 2 == 1",
         "component: sin/cos swapped (0-indexed)",
     ),
     M(
@@ -174,22 +174,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        "anchors = np.sin(coarse) + 1j * np.cos(coarse)",
-        "anchors = np.cos(coarse) + 1j * np.sin(coarse)",
+        "here, turned = place(anchor_sin, anchor_cos), place(anchor_cos, -anchor_sin)",
+        "here, turned = place(anchor_cos, anchor_sin), place(anchor_sin, -anchor_cos)",
         "table: sin/cos swapped in the anchors (every path)",
     ),
     M(
         "core.py",
-        "out[top : top + size, 0::2] = product.real\n"
-        "            out[top : top + size, 1::2] = product.imag",
-        "out[top : top + size, 0::2] = product.imag\n"
-        "            out[top : top + size, 1::2] = product.real",
+        "        if not in_place:  # rounded once to the output dtype\n            out[top : top + size] = target",
+        "        if not in_place:  # rounded once to the output dtype\n            out[top : top + size] = target[:, ::-1]",
         "table: sin/cos swapped on the float16 (non-direct interleaved) path",
     ),
     M(
         "core.py",
-        "out[top : top + size, :half] = product.real",
-        "out[top : top + size, :half] = product.imag",
+        "            return np.concatenate([first, second], axis=-1)",
+        "            return np.concatenate([second, first], axis=-1)",
         "table: cos in the sine columns (concat path)",
     ),
     M(
@@ -206,8 +204,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        'direct = chosen_layout == "interleaved" and out_dtype != np.float16',
-        'direct = chosen_layout == "interleaved"',
+        "    in_place = out_dtype == np.float64\n",
+        "    in_place = out_dtype != np.float16\n",
         "table: float16 written through a complex view it does not have",
     ),
     # --- _validation.py ----------------------------------------------------------
@@ -498,8 +496,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "cosines = np.cos(sin_phases[..., :cos_count])",
-        "cosines = np.sin(sin_phases[..., :cos_count])",
+        "cosines = all_cosines[..., :cos_count]",
+        "cosines = sines[..., :cos_count]",
         "encode: sines in the cosine block",
     ),
     M(
@@ -588,8 +586,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "cosines = np.cos(sin_phases[..., :cos_count])",
-        "cosines = np.cos(sin_phases[..., -cos_count:])",
+        "cosines = all_cosines[..., :cos_count]",
+        "cosines = all_cosines[..., -cos_count:]",
         "encode: hf-marian odd width takes the cosines' frequencies from the end",
     ),
     M(

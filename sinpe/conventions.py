@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._trig import sincos
 from sinpe._validation import (
     check_base,
     check_count,
@@ -466,8 +467,8 @@ def encode(
     with np.errstate(over="ignore"):
         sin_phases = where[..., np.newaxis] * sin_freq
     check_phases(sin_phases)
-    sines = np.sin(sin_phases)
-    cosines = np.cos(sin_phases[..., :cos_count])
+    sines, all_cosines = sincos(sin_phases)  # the same bits on every machine
+    cosines = all_cosines[..., :cos_count]
     blocks = [cosines, sines] if rule.layout == "concat-cos-first" else [sines, cosines]
     table = np.concatenate(blocks, axis=-1)
     if table.shape[-1] < width:  # "zero column"

@@ -8,8 +8,16 @@ frequencies ``w_i = C**(-2 i / d)``, ``i = 0, ..., d/2 - 1``::
     PE(p, 2i + 1) = cos(p * w_i)
 
 Everything is computed in float64 and cast to the requested dtype only at the
-end. The frequencies are correctly rounded (see :func:`frequencies`), so they are
-the same bits on every machine. NumPy is the only dependency of this module.
+end. **The tables are the same bits on every machine**: the frequencies are
+correctly rounded (see :func:`frequencies`), the sines and cosines come from
+``sinpe._trig.sincos`` (fdlibm's algorithm from IEEE-754 additions, subtractions
+and multiplications only, each one NumPy call, so nothing is fused into an FMA;
+within 0.77 ULP of the exact value), and :func:`table` adds angles with separate
+real products and sums. This assumes IEEE-754 binary64 with round-to-nearest and
+no flush-to-zero, as every platform NumPy supports provides; it does not depend on
+the libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). There is
+no ``np.sin`` path: the deterministic one is about as fast. NumPy is the only
+dependency of this module.
 Its public functions are also available from the top-level namespace
 (``sinpe.positional_encoding`` is :func:`positional_encoding`).
 
@@ -30,6 +38,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._trig import sincos
 from sinpe._validation import (
     check_base,
     check_count,
@@ -317,12 +326,13 @@ def positional_encoding(
     check_phases(phases)
     warn_if_imprecise(where, float(base))
     table = np.empty((*where.shape, angular.size * 2), dtype=np.float64)
+    sines, cosines = sincos(phases)  # the same bits on every machine (sinpe._trig)
     if chosen_layout == "interleaved":
-        table[..., 0::2] = np.sin(phases)
-        table[..., 1::2] = np.cos(phases)
+        table[..., 0::2] = sines
+        table[..., 1::2] = cosines
     else:
-        table[..., : angular.size] = np.sin(phases)
-        table[..., angular.size :] = np.cos(phases)
+        table[..., : angular.size] = sines
+        table[..., angular.size :] = cosines
     warn_if_unresolvable(where, out_dtype)
     return table.astype(out_dtype, copy=False)
 
@@ -395,16 +405,16 @@ def component(
     where = check_real_array(positions, name="positions")
     if first_index == 1:
         pair = (index + 1) // 2 - 1  # the one-indexed i = 1 .. d/2, as i - 1
-        trig = np.sin if index % 2 == 1 else np.cos
+        sine = index % 2 == 1
     else:
         pair = index // 2  # i = 0 .. d/2 - 1
-        trig = np.sin if index % 2 == 0 else np.cos
+        sine = index % 2 == 0
     # C ** (2 i / d), correctly rounded like the frequencies, then divided into p.
     divisor = _rational_powers(constant, pair + 1, 2, width)[pair]
     with np.errstate(over="ignore"):
         phases = where / divisor
     check_phases(phases)
-    return trig(phases)
+    return sincos(phases)[0 if sine else 1]
 
 
 def add_positional_encoding(
@@ -627,7 +637,7 @@ def shift_matrix(
         angles = float(k) * frequencies(d_model, base=base)
     check_phases(angles)
     width = 2 * angles.size
-    cos, sin = np.cos(angles), np.sin(angles)
+    sin, cos = sincos(angles)
     matrix = np.zeros((width, width))
     even = np.arange(0, width, 2)
     matrix[even, even] = cos
@@ -734,29 +744,40 @@ def table(
     # (sin, cos)(x + y) = (i e^{-ix}) * e^{-iy}: one complex product per pair,
     # i.e. the rotation M_y of chapter 2, written straight into the output.
     fine = np.arange(block, dtype=np.float64)[:, np.newaxis] * angular  # (B, d/2)
-    rotations = np.cos(fine) - 1j * np.sin(fine)  # e^{-i b w}
+    fine_sin, fine_cos = sincos(fine)  # the rotation by b w, b = 0 .. B - 1
     with np.errstate(over="ignore"):
         coarse = (float(start) + block * np.arange(-(-rows // block)))[:, np.newaxis] * angular
     check_phases(coarse)
-    anchors = np.sin(coarse) + 1j * np.cos(coarse)  # i e^{-i A}, (n/B, d/2)
-    direct = chosen_layout == "interleaved" and out_dtype != np.float16
-    pairs = out.view(np.complex128 if out_dtype == np.float64 else np.complex64) if direct else None
-    scratch = np.empty((block, half), dtype=np.complex128)
-    for index in range(anchors.shape[0]):
+    anchor_sin, anchor_cos = sincos(coarse)  # the anchors A = start + B n, (n/B, d/2)
+    # sin(A + b) = sin A cos b + cos A sin b and cos(A + b) = cos A cos b + (-sin A) sin b.
+    # Laid out like the output, a row is X * U_b + Y * V_b with X = (sin A, cos A),
+    # Y = (cos A, -sin A), U_b = (cos b, cos b), V_b = (sin b, sin b) in the columns of
+    # each pair: two products and a sum, each a separate ufunc call on contiguous rows
+    # (never an FMA, unlike NumPy's complex multiply on AVX2), so the bits do not depend
+    # on the machine. Negating is exact, so this is the formula's value, bit for bit.
+    if chosen_layout == "interleaved":
+
+        def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+            return np.stack([first, second], axis=-1).reshape(*first.shape[:-1], -1)
+    else:
+
+        def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+            return np.concatenate([first, second], axis=-1)
+
+    cos_twice, sin_twice = place(fine_cos, fine_cos), place(fine_sin, fine_sin)  # (B, d)
+    here, turned = place(anchor_sin, anchor_cos), place(anchor_cos, -anchor_sin)  # (n/B, d)
+    in_place = out_dtype == np.float64
+    scratch = np.empty((block, 2 * half))
+    other = np.empty((block, 2 * half))
+    for index in range(here.shape[0]):
         top = index * block
         size = min(block, rows - top)
-        if direct and out_dtype == np.float64:
-            np.multiply(anchors[index], rotations[:size], out=pairs[top : top + size])
-            continue
-        product = np.multiply(anchors[index], rotations[:size], out=scratch[:size])
-        if direct:
-            pairs[top : top + size] = product
-        elif chosen_layout == "interleaved":
-            out[top : top + size, 0::2] = product.real
-            out[top : top + size, 1::2] = product.imag
-        else:
-            out[top : top + size, :half] = product.real
-            out[top : top + size, half:] = product.imag
+        target = out[top : top + size] if in_place else scratch[:size]
+        np.multiply(cos_twice[:size], here[index], out=target)
+        np.multiply(sin_twice[:size], turned[index], out=other[:size])
+        np.add(target, other[:size], out=target)
+        if not in_place:  # rounded once to the output dtype
+            out[top : top + size] = target
     ends = np.array([float(start), float(start) + rows - 1])
     warn_if_imprecise(ends, float(base))
     warn_if_unresolvable(ends, out_dtype)

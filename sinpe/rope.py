@@ -42,6 +42,7 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._trig import sincos
 from sinpe._validation import (
     check_base,
     check_choice,
@@ -374,7 +375,7 @@ def apply_rope(
         angles = where[..., np.newaxis] * theta
     check_phases(angles)
     vectors, passed = vectors[..., :width], vectors[..., width:]  # NeoX's q_rot, q_pass
-    cos, sin = np.cos(angles), np.sin(angles)
+    sin, cos = sincos(angles)  # the same bits on every machine (sinpe._trig)
     if chosen == "interleaved":
         first, second = vectors[..., 0::2], vectors[..., 1::2]
     else:
