@@ -53,9 +53,9 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     Returns
     -------
     float
-        ``-log10`` of the largest absolute difference, rounded to 12 decimals (so
-        that ``1e-4`` gives ``4.0``); ``inf`` when the arrays agree exactly. It is
-        negative when an entry is off by more than 1.
+        ``-log10`` of the largest absolute difference, unrounded (format it where
+        it is shown); ``inf`` when the arrays agree exactly. It is negative when an
+        entry is off by more than 1.
 
     Raises
     ------
@@ -68,7 +68,7 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     Examples
     --------
     >>> import sinpe.numerics as numerics
-    >>> numerics.correct_digits([0.5, 0.25], [0.5, 0.2501])
+    >>> round(numerics.correct_digits([0.5, 0.25], [0.5, 0.2501]), 6)  # error 1e-4
     4.0
     >>> numerics.correct_digits([0.5], [0.5])
     inf
@@ -80,7 +80,7 @@ def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
         error = float(np.max(np.abs(guess - truth)))
     if not np.isfinite(error):
         raise ValueError("approximate - exact overflows float64; compare values in [-1, 1]")
-    return float("inf") if error == 0 else round(float(-np.log10(error)), 12)
+    return float("inf") if error == 0 else float(-np.log10(error))
 
 
 #: Precisions :func:`computed_in` can emulate.
