@@ -488,6 +488,11 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
             f"for n_heads={n_heads}"
         )
     head_width = rows.shape[0] // heads_count
+    if head_width % 2:
+        raise ValueError(
+            f"weight has {rows.shape[0]} rows for n_heads={heads_count}: a head width of "
+            f"{head_width}, but RoPE rotates pairs, so it must be even; check n_heads"
+        )
     if source == target:
         return rows.copy()
     perm = rope_permutation(head_width)

@@ -182,3 +182,10 @@ def test_documented_errors_instead_of_crashes():
         numerics.computed_in([1.0], 8, "float64", recipe="bogus")
     with pytest.raises(TypeError, match="token ids"):
         nn.check_gradients(_model(), np.array([[1, 2]]))
+
+
+def test_convert_qk_weight_names_an_odd_head_width():
+    from sinpe import rope
+
+    with pytest.raises(ValueError, match="head width of 3"):
+        rope.convert_qk_weight(np.ones((6, 4)), 2, "interleaved", "concat")
