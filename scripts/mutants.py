@@ -41,7 +41,12 @@ ORACLES = "tests/test_oracles.py"
 #: and tests/test_mutants_killed.py). Fast, targeted files first: ``-x`` stops at
 #: the first failure, so a killed mutant costs little.
 TESTS = {
-    "core.py": ["tests/test_core.py", "tests/test_validation.py", "tests/test_reported_bugs.py"],
+    "core.py": [
+        "tests/test_core.py",
+        "tests/test_validation.py",
+        "tests/test_reported_bugs.py",
+        "tests/test_identical_tables.py",
+    ],
     "_validation.py": ["tests/test_validation.py", "tests/test_core.py"],
     "rope.py": [
         "tests/test_porting.py",
@@ -206,7 +211,7 @@ MUTANTS: list[Mutant] = [
         "core.py",
         "    in_place = out_dtype == np.float64\n",
         "    in_place = out_dtype != np.float16\n",
-        "table: float16 written through a complex view it does not have",
+        "table: float32 computed in float32 (rounded twice, not once)",
     ),
     # --- _validation.py ----------------------------------------------------------
     M(
