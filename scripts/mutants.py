@@ -743,8 +743,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'k = check_count(k, "k", hint="such as 8 (the number of harmonics)")',
-        'k = check_count(k, "k", minimum=0, hint="such as 8 (the number of harmonics)")',
+        'k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")',
+        'k = check_count(n_frequencies, "n_frequencies", minimum=0, hint="such as 8 (the highest multiple)")',
         "integer_features: k = 0 accepted",
     ),
     M(
@@ -1100,14 +1100,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "for n in range(1, count + 1):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
-        "for n in range(count):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
+        "for n in range(1, n_frequencies + 1):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
+        "for n in range(n_frequencies):\n        entries += [sp.sin(n * x), sp.cos(n * x)]",
         "integer_features (symbolic): multiples 0..k-1",
     ),
     M(
         "symbolic.py",
-        "there = features(angle + 2 * sp.pi, count)",
-        "there = features(angle + 4 * sp.pi, count)",
+        "there = features(angle + 2 * sp.pi, n_frequencies)",
+        "there = features(angle + 4 * sp.pi, n_frequencies)",
         "verify_periodic_features: period 4 pi checked instead of 2 pi",
     ),
     M(

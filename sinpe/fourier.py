@@ -48,7 +48,7 @@ __all__ = [
 NERF_CONVENTIONS = ("paper", "official")
 
 
-def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
+def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` on a new last axis.
 
     Every feature is ``2 pi``-periodic in ``x``, so any function of these
@@ -58,8 +58,9 @@ def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
     ----------
     x : array_like of real
         Finite inputs (angles, in radians).
-    k : int
-        Highest multiple; the output has ``2 k`` features.
+    n_frequencies : int
+        The highest multiple ``k``: the output has ``2 k`` features (the name
+        of :func:`nerf_encoding` and :func:`sinpe.symbolic.integer_features`).
 
     Returns
     -------
@@ -69,9 +70,9 @@ def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
     Raises
     ------
     TypeError
-        If ``x`` is not real or ``k`` not an integer.
+        If ``x`` is not real or ``n_frequencies`` not an integer.
     ValueError
-        If ``x`` has NaN or infinite entries or ``k < 1``.
+        If ``x`` has NaN or infinite entries or ``n_frequencies < 1``.
 
     Examples
     --------
@@ -82,7 +83,7 @@ def integer_features(x: npt.ArrayLike, k: int) -> np.ndarray:
     >>> integer_features([0.0, 1.0, 2.0], 3).shape
     (3, 6)
     """
-    k = check_count(k, "k", hint="such as 8 (the number of harmonics)")
+    k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")
     angles = check_real_array(x, name="x")
     check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)

@@ -912,8 +912,8 @@ def verify_no_linear_shift(
     return VerifiedIdentity("no linear shift", statements, {"PE(0)": at_zero, "PE(k)": at_shift})
 
 
-def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
-    """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = count``.
+def integer_features(x: sp.Expr, n_frequencies: int) -> sp.Matrix:
+    """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = n_frequencies``.
 
     The symbolic counterpart of :func:`sinpe.fourier.integer_features`.
 
@@ -921,20 +921,20 @@ def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
     ----------
     x : sympy.Expr
         The input, e.g. a real symbol.
-    count : int
+    n_frequencies : int
         Number of harmonics ``k``, from 1 to 4096.
 
     Returns
     -------
     sympy.Matrix
-        Column of shape ``(2 count, 1)``.
+        Column of shape ``(2 n_frequencies, 1)``.
 
     Raises
     ------
     TypeError
-        If ``count`` is not an integer.
+        If ``n_frequencies`` is not an integer.
     ValueError
-        If ``count`` is below 1 or above 4096.
+        If ``n_frequencies`` is below 1 or above 4096.
 
     Examples
     --------
@@ -943,35 +943,37 @@ def integer_features(x: sp.Expr, count: int) -> sp.Matrix:
     >>> symbolic.integer_features(sp.Symbol("x"), 2).T
     Matrix([[sin(x), cos(x), sin(2*x), cos(2*x)]])
     """
-    count = check_count(count, "count", maximum=MAX_SYMBOLIC_SIZE, hint="such as 3")
+    n_frequencies = check_count(
+        n_frequencies, "n_frequencies", maximum=MAX_SYMBOLIC_SIZE, hint="such as 3"
+    )
     entries = []
-    for n in range(1, count + 1):
+    for n in range(1, n_frequencies + 1):
         entries += [sp.sin(n * x), sp.cos(n * x)]
     return sp.Matrix(entries)
 
 
 def verify_periodic_features(
-    features: Callable[[sp.Expr, int], sp.Matrix] = integer_features, count: int = 3
+    features: Callable[[sp.Expr, int], sp.Matrix] = integer_features, n_frequencies: int = 3
 ) -> VerifiedIdentity:
     """Theorem: any ``f`` composed after the feature map is ``2 pi``-periodic.
 
     Checks ``features(x + 2 pi) = features(x)`` entry by entry; then
     ``f(features(x + 2 pi)) - f(features(x))`` is 0 for an undefined SymPy
-    function ``f`` of ``2 count`` arguments, i.e. for every ``f``.
+    function ``f`` of ``2 n_frequencies`` arguments, i.e. for every ``f``.
 
     Parameters
     ----------
     features : callable, optional
-        ``features(x, count)`` returning a SymPy column; by default
+        ``features(x, n_frequencies)`` returning a SymPy column; by default
         :func:`integer_features`.
-    count : int, optional
+    n_frequencies : int, optional
         Passed to ``features``.
 
     Returns
     -------
     VerifiedIdentity
         Named ``"periodic features"``; ``objects["features"]`` is
-        ``features(x, count)``.
+        ``features(x, n_frequencies)``.
 
     Raises
     ------
@@ -981,11 +983,11 @@ def verify_periodic_features(
     Examples
     --------
     >>> from sinpe import symbolic
-    >>> symbolic.verify_periodic_features(count=2).objects["features"].T
+    >>> symbolic.verify_periodic_features(n_frequencies=2).objects["features"].T
     Matrix([[sin(x), cos(x), sin(2*x), cos(2*x)]])
     """
-    here = features(angle, count)
-    there = features(angle + 2 * sp.pi, count)
+    here = features(angle, n_frequencies)
+    there = features(angle + 2 * sp.pi, n_frequencies)
     for entry_here, entry_there in zip(here, there, strict=True):
         if not _is_zero(entry_there - entry_here):
             raise IdentityError(f"{entry_here} is not 2*pi-periodic: it becomes {entry_there}")

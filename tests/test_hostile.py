@@ -258,7 +258,7 @@ CASES: dict[str, Case] = {
         poison=("n_features", "n_coords", "sigma"),
     ),
     "sinpe.fourier.integer_features": Case(
-        fourier.integer_features, lambda: dict(x=np.linspace(0, 1, 5), k=3)
+        fourier.integer_features, lambda: dict(x=np.linspace(0, 1, 5), n_frequencies=3)
     ),
     "sinpe.fourier.log_spaced_matrix": Case(
         fourier.log_spaced_matrix, lambda: dict(n_per_axis=3, n_coords=2, scale=10.0)
@@ -534,7 +534,9 @@ CASES: dict[str, Case] = {
         symbolic.frequency, lambda: dict(index=1, d_model=4), poison=("index", "d_model")
     ),
     "sinpe.symbolic.integer_features": Case(
-        symbolic.integer_features, lambda: dict(x=symbolic.position, count=2), poison=("count",)
+        symbolic.integer_features,
+        lambda: dict(x=symbolic.position, n_frequencies=2),
+        poison=("n_frequencies",),
     ),
     "sinpe.symbolic.one_indexed_encoding": Case(
         symbolic.one_indexed_encoding,
@@ -576,7 +578,10 @@ CASES: dict[str, Case] = {
         symbolic.verify_pair_rotation, lambda: dict(), poison=(), examples=1
     ),
     "sinpe.symbolic.verify_periodic_features": Case(
-        symbolic.verify_periodic_features, lambda: dict(count=1), poison=("count",), examples=6
+        symbolic.verify_periodic_features,
+        lambda: dict(n_frequencies=1),
+        poison=("n_frequencies",),
+        examples=6,
     ),
     "sinpe.symbolic.verify_rope_layouts": Case(
         symbolic.verify_rope_layouts, lambda: dict(d_model=2), poison=("d_model",), examples=6

@@ -846,7 +846,7 @@ def test_integer_features_hand_values_and_k_zero():
     np.testing.assert_allclose(
         fourier.integer_features(math.pi / 6, 2), [0.5, r3, r3, 0.5], rtol=1e-15
     )
-    with pytest.raises(ValueError, match="k must be at least 1"):
+    with pytest.raises(ValueError, match="n_frequencies must be at least 1"):
         fourier.integer_features(1.0, 0)
 
 

@@ -124,7 +124,7 @@ def test_bad_widths():
         sym.sinusoidal_encoding(sym.position, 3)
     with pytest.raises(TypeError, match=r"must be an integer, got 8\.0"):
         sym.sinusoidal_encoding(sym.position, 8.0)
-    with pytest.raises(ValueError, match="count must be at least 1"):
+    with pytest.raises(ValueError, match="n_frequencies must be at least 1"):
         sym.integer_features(sym.angle, 0)
     with pytest.raises(ValueError, match="layout must be one of"):
         sym.rope(sp.Matrix([1, 2]), sym.position, layout="neox")
