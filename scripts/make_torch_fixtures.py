@@ -2,7 +2,7 @@
 
 PyTorch is not a dependency of sinpe. This script runs once, in an environment
 that has it, and stores inputs, weights and outputs in sinpe/data/ (package data,
-loaded by sinpe.experiments.recorded_layers):
+loaded by sinpe.pytorch_record.recorded_layers):
 
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch numpy
     /tmp/torchenv/bin/python scripts/make_torch_fixtures.py
@@ -79,7 +79,7 @@ def main() -> None:
                 if key_padding is not None:
                     arrays[f"{case}/key_padding_mask"] = key_padding.numpy()
     arrays["torch_version"] = np.array(torch.__version__)
-    arrays["n_heads"] = np.array(N_HEADS)  # read back by sinpe.experiments.recorded_layers
+    arrays["n_heads"] = np.array(N_HEADS)  # read back by sinpe.pytorch_record.recorded_layers
     np.savez_compressed(OUT, **arrays)
     print(f"wrote {len(arrays)} arrays to {OUT} with torch {torch.__version__}")
 

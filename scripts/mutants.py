@@ -80,6 +80,8 @@ TESTS = {
     "binary.py": ["tests/test_geometry_numerics.py", ORACLES],
     "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
     "experiments.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
+    "tasks.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
+    "pytorch_record.py": ["tests/test_nn_torch.py"],
     "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
     "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
     "plotting.py": ["tests/test_plotting.py", ORACLES],
@@ -1466,6 +1468,30 @@ MUTANTS: list[Mutant] = [
         "ax.set_xlabel(horizontal)\n    ax.set_ylabel(vertical)",
         "ax.set_xlabel(vertical)\n    ax.set_ylabel(horizontal)",
         "unit_circle: axis labels swapped",
+    ),
+    M(
+        "tasks.py",
+        "return tokens, tokens[:, ::-1].copy()",
+        "return tokens, tokens.copy()",
+        "reversal_task: targets not reversed",
+    ),
+    M(
+        "tasks.py",
+        "np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)",
+        "np.concatenate([tokens[:, 1:], tokens[:, -1:]], axis=1)",
+        "previous_token_task: the next token instead of the previous",
+    ),
+    M(
+        "tasks.py",
+        "best = max(largest - 1, runner_up) if unique_top else largest",
+        "best = largest",
+        "reversal_ceiling: the token at hand counted among the others",
+    ),
+    M(
+        "pytorch_record.py",
+        'n_heads = int(arrays["n_heads"])',
+        "n_heads = 2",
+        "recorded_layers: n_heads not read from the record",
     ),
 ]
 

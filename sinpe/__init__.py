@@ -57,8 +57,10 @@ SUBMODULES = (
     "nn",
     "numerics",
     "plotting",
+    "pytorch_record",
     "rope",
     "symbolic",
+    "tasks",
 )
 
 

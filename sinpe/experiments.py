@@ -1,7 +1,8 @@
-"""Small, seeded experiments with the NumPy Transformer of :mod:`sinpe.nn`.
+"""Training and measuring the NumPy Transformer of :mod:`sinpe.nn`, seeded.
 
-Toy tasks where position is everything, a training loop, accuracy, and the
-exact accuracy ceiling of a model that cannot see positions. NumPy only.
+One Adam loop (:func:`train` on a task of :mod:`sinpe.tasks`, :func:`fit_regression`
+on data), and what the chapters measure with it: accuracy, the attention peak, the
+equivariance gap. NumPy only.
 
 Used in: chapter 4 (A Transformer layer in NumPy — and what the encoding buys), chapter 5
 (Periodic features and NeRF), chapter 6 (From sinusoids to RoPE and ALiBi — and the
@@ -11,12 +12,8 @@ convention zoo).
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from fractions import Fraction
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -24,135 +21,24 @@ import numpy.typing as npt
 from sinpe import nn
 from sinpe._validation import (
     check_count,
-    check_entries,
     check_flag,
     check_float_array,
     check_integer_array,
 )
+from sinpe.tasks import Task
 
 __all__ = [
-    "RecordedLayer",
     "RegressionLog",
     "TrainingLog",
     "attention_peak",
     "equivariance_gap",
     "fit_regression",
-    "previous_token_task",
-    "recorded_layers",
-    "reversal_ceiling",
-    "reversal_task",
     "token_accuracy",
     "train",
 ]
 
 #: Most optimisation steps accepted by :func:`train` and :func:`fit_regression`.
 MAX_STEPS = 10**6
-
-Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
-
-
-def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
-    """``batch`` uniform random sequences of ``length`` ids below ``vocab``, arguments checked."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator, got {type(rng).__name__}; "
-            f"pass np.random.default_rng(0)"
-        )
-    batch = check_count(batch, "batch", hint="such as 64")
-    length = check_count(length, "length", hint="such as 16")
-    vocab = check_count(vocab, "vocab", maximum=2**62, hint="such as 10")
-    check_entries((batch, length), what="the batch of sequences (batch, length)")
-    return rng.integers(0, vocab, size=(batch, length))
-
-
-def reversal_task(
-    rng: np.random.Generator, batch: int, length: int, vocab: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
-
-    A task for :func:`train`: the target at position ``t`` depends on the token
-    at another position, so a model that cannot see positions cannot learn it
-    beyond :func:`reversal_ceiling`.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of the random tokens.
-    batch : int
-        Number of sequences (at least 1).
-    length : int
-        Tokens per sequence (at least 1).
-    vocab : int
-        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
-
-    Returns
-    -------
-    tokens : numpy.ndarray
-        int64 array of shape ``(batch, length)``.
-    targets : numpy.ndarray
-        int64 array of the same shape, the ids the model should output.
-
-    Raises
-    ------
-    TypeError
-        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
-    ValueError
-        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
-        exceeds 2**31.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x, y = reversal_task(np.random.default_rng(0), 1, 4, 10)
-    >>> bool((y == x[:, ::-1]).all())
-    True
-    """
-    tokens = _draw(rng, batch, length, vocab)
-    return tokens, tokens[:, ::-1].copy()
-
-
-def previous_token_task(
-    rng: np.random.Generator, batch: int, length: int, vocab: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
-
-    A task for :func:`train` that depends only on the offset between positions.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of the random tokens.
-    batch : int
-        Number of sequences (at least 1).
-    length : int
-        Tokens per sequence (at least 1).
-    vocab : int
-        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
-
-    Returns
-    -------
-    tokens : numpy.ndarray
-        int64 array of shape ``(batch, length)``.
-    targets : numpy.ndarray
-        int64 array of the same shape, the ids the model should output.
-
-    Raises
-    ------
-    TypeError
-        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
-    ValueError
-        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
-        exceeds 2**31.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x, y = previous_token_task(np.random.default_rng(0), 1, 4, 10)
-    >>> bool((y[:, 1:] == x[:, :-1]).all() and y[0, 0] == x[0, 0])
-    True
-    """
-    tokens = _draw(rng, batch, length, vocab)
-    return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
 
 
 def token_accuracy(
@@ -327,7 +213,7 @@ def train(
         The model to train, in place.
     task : callable
         ``task(rng, batch, length, vocab)`` returning ``(tokens, targets)``, such
-        as :func:`reversal_task` or :func:`previous_token_task`.
+        as :func:`sinpe.tasks.reversal_task` or :func:`sinpe.tasks.previous_token_task`.
     steps : int
         Number of optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
     length : int
@@ -372,6 +258,7 @@ def train(
 
     >>> import numpy as np
     >>> from sinpe import nn
+    >>> from sinpe.tasks import reversal_task
     >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
     >>> held_out = reversal_task(np.random.default_rng(1), 4, 6, 10)
     >>> log = train(model, reversal_task, steps=4, length=6, vocab=10, batch=8,
@@ -555,111 +442,6 @@ def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.n
     return float(np.max(np.abs(outputs[:, order] - permuted_outputs)))
 
 
-def _partitions(total: int, parts: int, largest: int):
-    """Non-increasing tuples of at most ``parts`` integers in 1..``largest``, summing to ``total``.
-
-    Used by :func:`reversal_ceiling`; yields the empty tuple for ``total == 0``.
-    """
-    if total == 0:
-        yield ()
-        return
-    if parts == 0:
-        return
-    for first in range(min(total, largest), 0, -1):
-        for rest in _partitions(total - first, parts - 1, first):
-            yield (first, *rest)
-
-
-#: Longest sequence :func:`reversal_ceiling` sums over exactly: the 147,273
-#: partitions of 48 take a few seconds, and their number grows like exp(pi sqrt(2n/3)).
-MAX_CEILING_LENGTH = 48
-
-
-def reversal_ceiling(vocab: int, length: int) -> float:
-    """Best expected token accuracy on reversal for a model that cannot see positions.
-
-    A permutation-equivariant model's prediction at a position can depend only
-    on the token there, ``a``, and on the multiset of the whole sequence. For
-    uniform random sequences and ``length`` even, the target -- the token at the
-    mirrored position, which is another position -- is then uniformly one of
-    the other ``length - 1`` tokens, so the best prediction is the most frequent
-    of them and is right with probability ``max_v c'_v / (length - 1)``, where
-    ``c'`` counts the tokens without the one at hand. The ceiling is the
-    expectation of that over sequences, computed exactly: the accuracy of a
-    count vector does not change when the tokens are relabelled, so the sum runs
-    over the partitions of ``length`` into at most ``vocab`` parts, each weighted
-    by its multinomial probability times the number of count vectors that sort to it.
-    The sum is done in exact rational arithmetic, so the result is the float
-    nearest to the true ceiling, for any ``vocab``.
-
-    Parameters
-    ----------
-    vocab : int
-        Size of the vocabulary the tokens are drawn from uniformly (at least 1).
-    length : int
-        Sequence length; even, from 2 to 48.
-
-    Returns
-    -------
-    float
-        The ceiling, the float nearest to the exact rational value.
-
-    Raises
-    ------
-    TypeError
-        If ``vocab`` or ``length`` is not an integer.
-    ValueError
-        Unless ``vocab >= 1`` and ``length`` is an even integer from 2 to
-        ``MAX_CEILING_LENGTH`` (48: beyond it the number of partitions makes
-        the exact sum slow; use a Monte Carlo estimate instead).
-
-    Examples
-    --------
-    >>> round(reversal_ceiling(2, 2), 6)   # the other token is the answer: it is the only one
-    1.0
-
-    Two ids, length 4: of the 16 sequences, 2 have counts (4, 0) and are always
-    right, 8 have counts (3, 1) and are right 3/4 of the time, 6 have (2, 2) and
-    are right 2/3 of the time: ``(2 + 6 + 4) / 16 = 0.75``.
-
-    >>> reversal_ceiling(2, 4)
-    0.75
-    >>> round(reversal_ceiling(10, 16), 4)
-    0.2411
-    """
-    vocab = check_count(vocab, "vocab", hint="such as 10")
-    length = check_count(
-        length, "length", minimum=2, maximum=MAX_CEILING_LENGTH, hint="even, such as 16"
-    )
-    if length % 2:
-        raise ValueError(
-            f"length must be even (an odd length has a middle token that is its own mirror), "
-            f"got {length}; pass e.g. {length + 1}"
-        )
-    # Exact rational arithmetic: the ceiling is numerator / (vocab**length * L (L - 1)).
-    numerator = 0
-    for partition in _partitions(length, min(vocab, length), length):
-        # count vectors that sort to this one: V! / ((V - parts)! prod(multiplicity)!)
-        arrangements = math.perm(vocab, len(partition))
-        multiplicities = Counter(partition)
-        for multiplicity in multiplicities.values():
-            arrangements //= math.factorial(multiplicity)
-        sequences = math.factorial(length)  # sequences with one such count vector
-        for count in partition:
-            sequences //= math.factorial(count)
-        # Sum over the tokens a of c_a * max_v c'_v: removing one copy of a lowers the
-        # maximum only when a is the unique most frequent token.
-        largest = partition[0]
-        runner_up = partition[1] if len(partition) > 1 else 0
-        hits = 0
-        for count, multiplicity in multiplicities.items():
-            unique_top = count == largest and multiplicity == 1
-            best = max(largest - 1, runner_up) if unique_top else largest
-            hits += multiplicity * count * best
-        numerator += arrangements * sequences * hits
-    return float(Fraction(numerator, vocab**length * length * (length - 1)))
-
-
 @dataclass
 class RegressionLog:
     """Training losses, and held-out predictions recorded every ``record_every`` steps.
@@ -790,137 +572,3 @@ def fit_regression(
 
     _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
-
-
-#: The PyTorch record shipped as package data (see :func:`recorded_layers`).
-RECORD_NAME = "torch_encoder_layer.npz"
-
-
-@dataclass(frozen=True)
-class RecordedLayer:
-    """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
-
-    What :func:`recorded_layers` returns, one per case. A frozen record: each
-    parameter is kept as the attribute of the same name.
-
-    Parameters
-    ----------
-    case : str
-        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``: norm
-        ``pre`` or ``post``, activation ``relu`` or ``gelu``, mask ``none``,
-        ``causal``, ``float`` or ``padding``.
-    layer : sinpe.nn.EncoderLayer
-        The layer built from PyTorch's ``state_dict``.
-    inputs, outputs : numpy.ndarray
-        The input and what PyTorch computed from it, ``(B, T, D)`` float32.
-    mask, key_padding_mask : numpy.ndarray or None
-        The masks PyTorch was given.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> _, layers = recorded_layers()
-    >>> record = layers[0]
-    >>> record.case, record.inputs.shape, record.mask.shape
-    ('post-gelu-causal', (2, 5, 16), (5, 5))
-    >>> bool(np.abs(record.run() - record.outputs).max() < 1e-5)
-    True
-    """
-
-    case: str
-    layer: nn.EncoderLayer
-    inputs: np.ndarray
-    outputs: np.ndarray
-    mask: np.ndarray | None
-    key_padding_mask: np.ndarray | None
-
-    def run(self) -> np.ndarray:
-        """The NumPy layer's output for the recorded input and masks.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``layer(inputs, mask=mask, key_padding_mask=key_padding_mask)``, to be
-            compared with ``outputs``.
-        """
-        return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
-
-
-def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedLayer]]:
-    """Load encoder layers recorded with PyTorch by ``scripts/make_torch_fixtures.py``.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        An ``.npz`` file written by that script. By default the record shipped
-        with sinpe (``sinpe/data/torch_encoder_layer.npz``, 16 layers), so this
-        works from an installed wheel, on Colab or Binder as in a clone.
-
-    Returns
-    -------
-    torch_version : str
-        The PyTorch version that computed the outputs.
-    layers : list of RecordedLayer
-        One per recorded case, sorted by case name.
-
-    Raises
-    ------
-    TypeError
-        If ``path`` is neither None, a string nor a path, or names a single
-        ``.npy`` array rather than an ``.npz`` archive.
-    FileNotFoundError
-        If ``path`` names no file.
-    ValueError
-        If the file is not such a record (no ``n_heads`` or ``torch_version``),
-        or not a file NumPy can read without unpickling.
-
-    Examples
-    --------
-    >>> torch_version, layers = recorded_layers()
-    >>> len(layers), layers[0].case
-    (16, 'post-gelu-causal')
-    """
-    if path is None:
-        source = resources.files("sinpe").joinpath("data", RECORD_NAME)
-        with resources.as_file(source) as file, np.load(file) as record:
-            arrays = {key: record[key] for key in record.files}
-    else:
-        if not isinstance(path, (str, Path)):
-            raise TypeError(
-                f"path must be a file name or a pathlib.Path, got {type(path).__name__}; "
-                f"or leave it out to load the record shipped with sinpe"
-            )
-        if not Path(path).is_file():
-            raise FileNotFoundError(
-                f"no file {str(path)!r}; leave path out to load the record shipped with sinpe"
-            )
-        with np.load(path) as record:
-            arrays = {key: record[key] for key in record.files}
-    if "n_heads" not in arrays or "torch_version" not in arrays:
-        raise ValueError(
-            "the file is not a record of scripts/make_torch_fixtures.py (no 'n_heads' or "
-            "'torch_version'); leave path out to load the record shipped with sinpe"
-        )
-    n_heads = int(arrays["n_heads"])
-    cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
-    layers = []
-    for case in cases:
-        norm, activation, _ = case.split("-")
-        prefix = f"{case}/state/"
-        state = {
-            key[len(prefix) :]: value for key, value in arrays.items() if key.startswith(prefix)
-        }
-        layer = nn.EncoderLayer.from_state_dict(
-            state, n_heads=n_heads, norm_first=norm == "pre", activation=activation
-        )
-        layers.append(
-            RecordedLayer(
-                case,
-                layer,
-                arrays[f"{case}/x"],
-                arrays[f"{case}/y"],
-                arrays.get(f"{case}/mask"),
-                arrays.get(f"{case}/key_padding_mask"),
-            )
-        )
-    return str(arrays["torch_version"]), layers

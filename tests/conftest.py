@@ -11,9 +11,11 @@ from hypothesis import settings
 
 # Property tests explore new examples on a developer's machine, and replay a fixed
 # set under CI=true so that a CI run is reproducible.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI") == "true":
-    settings.load_profile("ci")
+# No deadline in either: a test must never depend on wall-clock time (a loaded CI
+# machine made Hypothesis's default 200 ms deadline fail a correct test).
+settings.register_profile("local", deadline=None)
+settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") == "true" else "local")
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn
+from sinpe import experiments, nn, tasks
 
 
 def brute_force_ceiling(vocab, length):
@@ -24,7 +24,7 @@ def brute_force_ceiling(vocab, length):
 
 @pytest.mark.parametrize(("vocab", "length"), [(2, 2), (3, 4), (2, 6), (4, 4)])
 def test_ceiling_matches_brute_force(vocab, length):
-    assert experiments.reversal_ceiling(vocab, length) == pytest.approx(
+    assert tasks.reversal_ceiling(vocab, length) == pytest.approx(
         brute_force_ceiling(vocab, length), rel=1e-12
     )
 
@@ -35,12 +35,12 @@ def test_ceiling_matches_monte_carlo_at_book_size():
     counts = np.stack([(tokens == v).sum(axis=1) for v in range(10)], axis=1)
     others = counts - np.eye(10, dtype=int)[tokens[:, 0]]
     estimate = (others.max(axis=1) / 15).mean()
-    assert experiments.reversal_ceiling(10, 16) == pytest.approx(estimate, abs=0.003)
+    assert tasks.reversal_ceiling(10, 16) == pytest.approx(estimate, abs=0.003)
 
 
 def test_ceiling_rejects_odd_length():
     with pytest.raises(ValueError, match="even"):
-        experiments.reversal_ceiling(10, 15)
+        tasks.reversal_ceiling(10, 15)
 
 
 def test_equivariance_gap():
@@ -55,10 +55,10 @@ def test_equivariance_gap():
 def test_training_log_and_determinism():
     def run():
         model = nn.TokenModel(5, 16, 1, 16, 1, seed=0)
-        held = experiments.reversal_task(np.random.default_rng(9), 20, 6, 5)
+        held = tasks.reversal_task(np.random.default_rng(9), 20, 6, 5)
         return experiments.train(
             model,
-            experiments.reversal_task,
+            tasks.reversal_task,
             steps=20,
             length=6,
             vocab=5,

@@ -46,8 +46,10 @@ from sinpe import (
     geometry,
     nn,
     numerics,
+    pytorch_record,
     rope,
     symbolic,
+    tasks,
 )
 
 MODULES = (
@@ -63,6 +65,8 @@ MODULES = (
     "sinpe.checks",
     "sinpe.claims",
     "sinpe.experiments",
+    "sinpe.tasks",
+    "sinpe.pytorch_record",
     "sinpe.nn",
     "sinpe.plotting",
     "sinpe.symbolic",
@@ -81,7 +85,7 @@ SKIP = {
     "sinpe.checks.TableReport": "result record of inspect_table",
     "sinpe.checks.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
     "sinpe.claims.Verdict": "result record of judge",
-    "sinpe.experiments.RecordedLayer": "result record of recorded_layers",
+    "sinpe.pytorch_record.RecordedLayer": "result record of recorded_layers",
     "sinpe.experiments.RegressionLog": "result record of fit_regression",
     "sinpe.experiments.TrainingLog": "result record of train",
     "sinpe.symbolic.VerifiedIdentity": "result record of the verify_* functions",
@@ -358,21 +362,19 @@ CASES: dict[str, Case] = {
         ),
         poison=("inputs", "targets", "steps", "lr", "eval_inputs", "record_every"),
     ),
-    "sinpe.experiments.previous_token_task": Case(
-        experiments.previous_token_task,
+    "sinpe.tasks.previous_token_task": Case(
+        tasks.previous_token_task,
         lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
         poison=("batch", "length", "vocab"),
     ),
-    "sinpe.experiments.recorded_layers": Case(
-        experiments.recorded_layers,
+    "sinpe.pytorch_record.recorded_layers": Case(
+        pytorch_record.recorded_layers,
         lambda: dict(path=None),
         allowed=(OSError,),  # a missing file
     ),
-    "sinpe.experiments.reversal_ceiling": Case(
-        experiments.reversal_ceiling, lambda: dict(vocab=5, length=4)
-    ),
-    "sinpe.experiments.reversal_task": Case(
-        experiments.reversal_task,
+    "sinpe.tasks.reversal_ceiling": Case(tasks.reversal_ceiling, lambda: dict(vocab=5, length=4)),
+    "sinpe.tasks.reversal_task": Case(
+        tasks.reversal_task,
         lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
         poison=("batch", "length", "vocab"),
     ),
@@ -387,7 +389,7 @@ CASES: dict[str, Case] = {
         experiments.train,
         lambda: dict(
             model=_model(),
-            task=experiments.reversal_task,
+            task=tasks.reversal_task,
             steps=2,
             length=4,
             vocab=5,

@@ -1,4 +1,4 @@
-"""Bad input to sinpe.nn and sinpe.experiments gets a clear error (issue 16, part 3).
+"""Bad input to sinpe.nn, sinpe.experiments and sinpe.tasks gets a clear error (issue 16, part 3).
 
 The Hypothesis sweep in test_hostile.py checks "a clear error or a finite
 result" for every public callable; these tests pin the words of the errors a
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn
+from sinpe import experiments, nn, tasks
 
 
 def _rng():
@@ -161,12 +161,12 @@ def test_linear_probe_ignores_a_feature_that_varies_only_by_rounding():
 
 def test_reversal_ceiling_limits_and_huge_vocabularies():
     with pytest.raises(ValueError, match="at most 48"):
-        experiments.reversal_ceiling(10, 50)
+        tasks.reversal_ceiling(10, 50)
     with pytest.raises(TypeError, match="vocab"):
-        experiments.reversal_ceiling(10.0, 4)
+        tasks.reversal_ceiling(10.0, 4)
     # With 2**62 token ids every sequence has distinct tokens (up to 1e-17): the
     # mirrored token is one of the other L - 1, each seen once, so 1 / (L - 1).
-    assert experiments.reversal_ceiling(2**62, 8) == pytest.approx(1 / 7, rel=1e-12)
+    assert tasks.reversal_ceiling(2**62, 8) == pytest.approx(1 / 7, rel=1e-12)
 
 
 def test_documented_errors_instead_of_crashes():

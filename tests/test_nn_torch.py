@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn
+from sinpe import nn, pytorch_record
 
 FIXTURE_PATH = Path(__file__).parent.parent / "sinpe" / "data" / "torch_encoder_layer.npz"
 FIXTURES = np.load(FIXTURE_PATH)
@@ -25,7 +25,7 @@ def test_fixture_covers_every_option():
     assert str(FIXTURES["torch_version"]).startswith("2.")
 
 
-TORCH_VERSION, RECORDED = experiments.recorded_layers(FIXTURE_PATH)
+TORCH_VERSION, RECORDED = pytorch_record.recorded_layers(FIXTURE_PATH)
 
 
 def test_recorded_layers_loads_every_case():

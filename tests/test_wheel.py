@@ -17,7 +17,7 @@ import pytest
 CORE_MODULES = [
     "sinpe", "sinpe.core", "sinpe.conventions", "sinpe.geometry", "sinpe.numerics",
     "sinpe.binary", "sinpe.fourier", "sinpe.rope", "sinpe.alibi", "sinpe.checks",
-    "sinpe.claims", "sinpe.experiments", "sinpe.nn",
+    "sinpe.claims", "sinpe.experiments", "sinpe.nn", "sinpe.tasks", "sinpe.pytorch_record",
 ]  # fmt: skip
 EXTRA_MODULES = {"sinpe.symbolic": "sinpe[symbolic]", "sinpe.plotting": "sinpe[plot]"}
 
@@ -34,8 +34,8 @@ for name in sys.argv[1:]:
 import sinpe, numpy as np
 result["typed"] = resources.files("sinpe").joinpath("py.typed").is_file()
 result["table"] = float(sinpe.positional_encoding(1, 8)[0])
-import sinpe.experiments
-version, layers = sinpe.experiments.recorded_layers()  # the record is package data
+import sinpe.pytorch_record
+version, layers = sinpe.pytorch_record.recorded_layers()  # the record is package data
 worst = max(float(np.abs(case.run() - case.outputs).max()) for case in layers)
 result["recorded"] = [version, len(layers), worst]
 try:

@@ -1,0 +1,154 @@
+"""Encoder layers recorded with PyTorch, loaded into :class:`sinpe.nn.EncoderLayer`.
+
+``scripts/make_torch_fixtures.py`` ran ``torch.nn.TransformerEncoderLayer`` in 16
+configurations and stored inputs, weights and outputs in
+``sinpe/data/torch_encoder_layer.npz`` (package data); :func:`recorded_layers`
+loads them, so the NumPy layer can be compared with PyTorch without PyTorch.
+Used in: chapter 4 (A Transformer layer in NumPy). NumPy only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from sinpe import nn
+
+__all__ = ["RECORD_NAME", "RecordedLayer", "recorded_layers"]
+
+
+#: The PyTorch record shipped as package data (see :func:`recorded_layers`).
+RECORD_NAME = "torch_encoder_layer.npz"
+
+
+@dataclass(frozen=True)
+class RecordedLayer:
+    """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
+
+    What :func:`recorded_layers` returns, one per case. A frozen record: each
+    parameter is kept as the attribute of the same name.
+
+    Parameters
+    ----------
+    case : str
+        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``: norm
+        ``pre`` or ``post``, activation ``relu`` or ``gelu``, mask ``none``,
+        ``causal``, ``float`` or ``padding``.
+    layer : sinpe.nn.EncoderLayer
+        The layer built from PyTorch's ``state_dict``.
+    inputs, outputs : numpy.ndarray
+        The input and what PyTorch computed from it, ``(B, T, D)`` float32.
+    mask, key_padding_mask : numpy.ndarray or None
+        The masks PyTorch was given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _, layers = recorded_layers()
+    >>> record = layers[0]
+    >>> record.case, record.inputs.shape, record.mask.shape
+    ('post-gelu-causal', (2, 5, 16), (5, 5))
+    >>> bool(np.abs(record.run() - record.outputs).max() < 1e-5)
+    True
+    """
+
+    case: str
+    layer: nn.EncoderLayer
+    inputs: np.ndarray
+    outputs: np.ndarray
+    mask: np.ndarray | None
+    key_padding_mask: np.ndarray | None
+
+    def run(self) -> np.ndarray:
+        """The NumPy layer's output for the recorded input and masks.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``layer(inputs, mask=mask, key_padding_mask=key_padding_mask)``, to be
+            compared with ``outputs``.
+        """
+        return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
+
+
+def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedLayer]]:
+    """Load encoder layers recorded with PyTorch by ``scripts/make_torch_fixtures.py``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        An ``.npz`` file written by that script. By default the record shipped
+        with sinpe (``sinpe/data/torch_encoder_layer.npz``, 16 layers), so this
+        works from an installed wheel, on Colab or Binder as in a clone.
+
+    Returns
+    -------
+    torch_version : str
+        The PyTorch version that computed the outputs.
+    layers : list of RecordedLayer
+        One per recorded case, sorted by case name.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither None, a string nor a path, or names a single
+        ``.npy`` array rather than an ``.npz`` archive.
+    FileNotFoundError
+        If ``path`` names no file.
+    ValueError
+        If the file is not such a record (no ``n_heads`` or ``torch_version``),
+        or not a file NumPy can read without unpickling.
+
+    Examples
+    --------
+    >>> torch_version, layers = recorded_layers()
+    >>> len(layers), layers[0].case
+    (16, 'post-gelu-causal')
+    """
+    if path is None:
+        source = resources.files("sinpe").joinpath("data", RECORD_NAME)
+        with resources.as_file(source) as file, np.load(file) as record:
+            arrays = {key: record[key] for key in record.files}
+    else:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(
+                f"path must be a file name or a pathlib.Path, got {type(path).__name__}; "
+                f"or leave it out to load the record shipped with sinpe"
+            )
+        if not Path(path).is_file():
+            raise FileNotFoundError(
+                f"no file {str(path)!r}; leave path out to load the record shipped with sinpe"
+            )
+        with np.load(path) as record:
+            arrays = {key: record[key] for key in record.files}
+    if "n_heads" not in arrays or "torch_version" not in arrays:
+        raise ValueError(
+            "the file is not a record of scripts/make_torch_fixtures.py (no 'n_heads' or "
+            "'torch_version'); leave path out to load the record shipped with sinpe"
+        )
+    n_heads = int(arrays["n_heads"])
+    cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
+    layers = []
+    for case in cases:
+        norm, activation, _ = case.split("-")
+        prefix = f"{case}/state/"
+        state = {
+            key[len(prefix) :]: value for key, value in arrays.items() if key.startswith(prefix)
+        }
+        layer = nn.EncoderLayer.from_state_dict(
+            state, n_heads=n_heads, norm_first=norm == "pre", activation=activation
+        )
+        layers.append(
+            RecordedLayer(
+                case,
+                layer,
+                arrays[f"{case}/x"],
+                arrays[f"{case}/y"],
+                arrays.get(f"{case}/mask"),
+                arrays.get(f"{case}/key_padding_mask"),
+            )
+        )
+    return str(arrays["torch_version"]), layers

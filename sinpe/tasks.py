@@ -1,0 +1,232 @@
+"""Toy tasks where position is everything, and the best a model blind to positions can do.
+
+:func:`reversal_task` and :func:`previous_token_task` draw batches of token ids;
+:func:`reversal_ceiling` is the exact accuracy ceiling, on reversal, of a model
+that cannot see positions. Used in: chapter 4 (A Transformer layer in NumPy — and
+what the encoding buys), chapter 6 (From sinusoids to RoPE and ALiBi). NumPy only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from fractions import Fraction
+
+import numpy as np
+
+from sinpe._validation import check_count, check_entries
+
+__all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
+
+
+Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
+    """``batch`` uniform random sequences of ``length`` ids below ``vocab``, arguments checked."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}; "
+            f"pass np.random.default_rng(0)"
+        )
+    batch = check_count(batch, "batch", hint="such as 64")
+    length = check_count(length, "length", hint="such as 16")
+    vocab = check_count(vocab, "vocab", maximum=2**62, hint="such as 10")
+    check_entries((batch, length), what="the batch of sequences (batch, length)")
+    return rng.integers(0, vocab, size=(batch, length))
+
+
+def reversal_task(
+    rng: np.random.Generator, batch: int, length: int, vocab: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
+
+    A task for :func:`train`: the target at position ``t`` depends on the token
+    at another position, so a model that cannot see positions cannot learn it
+    beyond :func:`reversal_ceiling`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the random tokens.
+    batch : int
+        Number of sequences (at least 1).
+    length : int
+        Tokens per sequence (at least 1).
+    vocab : int
+        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
+
+    Returns
+    -------
+    tokens : numpy.ndarray
+        int64 array of shape ``(batch, length)``.
+    targets : numpy.ndarray
+        int64 array of the same shape, the ids the model should output.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
+    ValueError
+        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
+        exceeds 2**31.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = reversal_task(np.random.default_rng(0), 1, 4, 10)
+    >>> bool((y == x[:, ::-1]).all())
+    True
+    """
+    tokens = _draw(rng, batch, length, vocab)
+    return tokens, tokens[:, ::-1].copy()
+
+
+def previous_token_task(
+    rng: np.random.Generator, batch: int, length: int, vocab: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
+
+    A task for :func:`train` that depends only on the offset between positions.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of the random tokens.
+    batch : int
+        Number of sequences (at least 1).
+    length : int
+        Tokens per sequence (at least 1).
+    vocab : int
+        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
+
+    Returns
+    -------
+    tokens : numpy.ndarray
+        int64 array of shape ``(batch, length)``.
+    targets : numpy.ndarray
+        int64 array of the same shape, the ids the model should output.
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
+    ValueError
+        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
+        exceeds 2**31.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = previous_token_task(np.random.default_rng(0), 1, 4, 10)
+    >>> bool((y[:, 1:] == x[:, :-1]).all() and y[0, 0] == x[0, 0])
+    True
+    """
+    tokens = _draw(rng, batch, length, vocab)
+    return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
+
+
+def _partitions(total: int, parts: int, largest: int):
+    """Non-increasing tuples of at most ``parts`` integers in 1..``largest``, summing to ``total``.
+
+    Used by :func:`reversal_ceiling`; yields the empty tuple for ``total == 0``.
+    """
+    if total == 0:
+        yield ()
+        return
+    if parts == 0:
+        return
+    for first in range(min(total, largest), 0, -1):
+        for rest in _partitions(total - first, parts - 1, first):
+            yield (first, *rest)
+
+
+#: Longest sequence :func:`reversal_ceiling` sums over exactly: the 147,273
+#: partitions of 48 take a few seconds, and their number grows like exp(pi sqrt(2n/3)).
+MAX_CEILING_LENGTH = 48
+
+
+def reversal_ceiling(vocab: int, length: int) -> float:
+    """Best expected token accuracy on reversal for a model that cannot see positions.
+
+    A permutation-equivariant model's prediction at a position can depend only
+    on the token there, ``a``, and on the multiset of the whole sequence. For
+    uniform random sequences and ``length`` even, the target -- the token at the
+    mirrored position, which is another position -- is then uniformly one of
+    the other ``length - 1`` tokens, so the best prediction is the most frequent
+    of them and is right with probability ``max_v c'_v / (length - 1)``, where
+    ``c'`` counts the tokens without the one at hand. The ceiling is the
+    expectation of that over sequences, computed exactly: the accuracy of a
+    count vector does not change when the tokens are relabelled, so the sum runs
+    over the partitions of ``length`` into at most ``vocab`` parts, each weighted
+    by its multinomial probability times the number of count vectors that sort to it.
+    The sum is done in exact rational arithmetic, so the result is the float
+    nearest to the true ceiling, for any ``vocab``.
+
+    Parameters
+    ----------
+    vocab : int
+        Size of the vocabulary the tokens are drawn from uniformly (at least 1).
+    length : int
+        Sequence length; even, from 2 to 48.
+
+    Returns
+    -------
+    float
+        The ceiling, the float nearest to the exact rational value.
+
+    Raises
+    ------
+    TypeError
+        If ``vocab`` or ``length`` is not an integer.
+    ValueError
+        Unless ``vocab >= 1`` and ``length`` is an even integer from 2 to
+        ``MAX_CEILING_LENGTH`` (48: beyond it the number of partitions makes
+        the exact sum slow; use a Monte Carlo estimate instead).
+
+    Examples
+    --------
+    >>> round(reversal_ceiling(2, 2), 6)   # the other token is the answer: it is the only one
+    1.0
+
+    Two ids, length 4: of the 16 sequences, 2 have counts (4, 0) and are always
+    right, 8 have counts (3, 1) and are right 3/4 of the time, 6 have (2, 2) and
+    are right 2/3 of the time: ``(2 + 6 + 4) / 16 = 0.75``.
+
+    >>> reversal_ceiling(2, 4)
+    0.75
+    >>> round(reversal_ceiling(10, 16), 4)
+    0.2411
+    """
+    vocab = check_count(vocab, "vocab", hint="such as 10")
+    length = check_count(
+        length, "length", minimum=2, maximum=MAX_CEILING_LENGTH, hint="even, such as 16"
+    )
+    if length % 2:
+        raise ValueError(
+            f"length must be even (an odd length has a middle token that is its own mirror), "
+            f"got {length}; pass e.g. {length + 1}"
+        )
+    # Exact rational arithmetic: the ceiling is numerator / (vocab**length * L (L - 1)).
+    numerator = 0
+    for partition in _partitions(length, min(vocab, length), length):
+        # count vectors that sort to this one: V! / ((V - parts)! prod(multiplicity)!)
+        arrangements = math.perm(vocab, len(partition))
+        multiplicities = Counter(partition)
+        for multiplicity in multiplicities.values():
+            arrangements //= math.factorial(multiplicity)
+        sequences = math.factorial(length)  # sequences with one such count vector
+        for count in partition:
+            sequences //= math.factorial(count)
+        # Sum over the tokens a of c_a * max_v c'_v: removing one copy of a lowers the
+        # maximum only when a is the unique most frequent token.
+        largest = partition[0]
+        runner_up = partition[1] if len(partition) > 1 else 0
+        hits = 0
+        for count, multiplicity in multiplicities.items():
+            unique_top = count == largest and multiplicity == 1
+            best = max(largest - 1, runner_up) if unique_top else largest
+            hits += multiplicity * count * best
+        numerator += arrangements * sequences * hits
+    return float(Fraction(numerator, vocab**length * length * (length - 1)))
