@@ -12,7 +12,8 @@ end. **The tables are the same bits on every machine**: the frequencies are
 correctly rounded (see :func:`frequencies`), the sines and cosines come from
 ``sinpe._trig.sincos`` (fdlibm's algorithm from IEEE-754 additions, subtractions
 and multiplications only, each one NumPy call, so nothing is fused into an FMA;
-within 0.77 ULP of the exact value), and :func:`table` adds angles with separate
+within 1 ULP of the exact value, 0.771 at worst as measured by
+``benchmarks/trig.py --accuracy``), and :func:`table` adds angles with separate
 real products and sums. This assumes IEEE-754 binary64 with round-to-nearest and
 no flush-to-zero, as every platform NumPy supports provides; it does not depend on
 the libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). There is
