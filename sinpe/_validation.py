@@ -191,10 +191,18 @@ def check_pair(
     *,
     hint: str,
     allow_empty: bool = False,
+    keep_dtype: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two finite real arrays of one shape, compared entry for entry (no broadcasting)."""
-    one = check_real_array(first, name=names[0])
-    two = check_real_array(second, name=names[1])
+    """Two finite real arrays of one shape, compared entry for entry (no broadcasting).
+
+    As float64 (:func:`check_real_array`), or with ``keep_dtype`` in their own float
+    dtype (:func:`check_float_array`: a float32 layer's gradient stays float32).
+    """
+    if keep_dtype:
+        one, two = check_float_array(first, names[0]), check_float_array(second, names[1])
+    else:
+        one = check_real_array(first, name=names[0])
+        two = check_real_array(second, name=names[1])
     if one.shape != two.shape or (one.size == 0 and not allow_empty):
         raise ValueError(
             f"{names[0]} and {names[1]} must be {'' if allow_empty else 'non-empty and '}"
@@ -259,6 +267,18 @@ def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: 
             PrecisionWarning,
             stacklevel=stacklevel,
         )
+
+
+def check_instance(value: object, name: str, kind: type, *, shown: str = "", hint: str = ""):
+    """Return ``value`` after checking it is a ``kind`` (a model, a module, a generator).
+
+    ``shown`` is how the message names ``kind`` (by default ``module.Name``).
+    """
+    if not isinstance(value, kind):
+        shown = shown or f"{kind.__module__}.{kind.__name__}"
+        advice = f"; pass {hint}" if hint else ""
+        raise TypeError(f"{name} must be a {shown}, got {type(value).__name__}{advice}")
+    return value
 
 
 def check_flag(value: object, name: str) -> bool:

@@ -23,6 +23,7 @@ from sinpe._validation import (
     check_count,
     check_flag,
     check_float_array,
+    check_instance,
     check_integer_array,
 )
 from sinpe.tasks import Task
@@ -112,8 +113,7 @@ def token_accuracy(
 
 def _check_model_tokens(model: nn.TokenModel, tokens: npt.ArrayLike) -> np.ndarray:
     """A TokenModel and a (B, T) array of its token ids, both checked."""
-    if not isinstance(model, nn.TokenModel):
-        raise TypeError(f"model must be a sinpe.nn.TokenModel, got {type(model).__name__}")
+    check_instance(model, "model", nn.TokenModel)
     return model._ids(tokens)
 
 
@@ -268,8 +268,7 @@ def train(
     >>> bool(abs(log.losses[0] - np.log(10)) < 0.5)   # near chance at first: ln 10
     True
     """
-    if not isinstance(model, nn.TokenModel):
-        raise TypeError(f"model must be a sinpe.nn.TokenModel, got {type(model).__name__}")
+    check_instance(model, "model", nn.TokenModel)
     if not callable(task):
         raise TypeError(f"task must be a function such as reversal_task, got {task!r}")
     steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 300")
@@ -538,8 +537,7 @@ def fit_regression(
     >>> log.steps, log.predictions[-1].shape, bool(log.losses[-1] < log.losses[0])
     ([2, 4], (1, 1), True)
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a sinpe.nn.Module, got {type(model).__name__}")
+    check_instance(model, "model", nn.Module)
     inputs = check_float_array(inputs, "inputs", ndim=2)
     targets = check_float_array(targets, "targets", ndim=2)
     if inputs.shape[0] != targets.shape[0] or inputs.shape[0] == 0:

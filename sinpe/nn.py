@@ -37,7 +37,9 @@ from sinpe._validation import (
     check_entries,
     check_flag,
     check_float_array,
+    check_instance,
     check_integer_array,
+    check_pair,
     check_real,
 )
 from sinpe.alibi import alibi_bias
@@ -98,6 +100,10 @@ def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     return weights / np.sum(weights, axis=axis, keepdims=True)
 
 
+#: What to pass when an output gradient and its input differ in shape.
+_GRADIENT_HINT = "pass the gradient of the output computed from x"
+
+
 def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0)
 
@@ -118,18 +124,6 @@ def _gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):  # x * x overflows only where exp(-x * x / 2) is 0 anyway
         pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
     return dout * (cdf + x * pdf)
-
-
-def _pair(first: npt.ArrayLike, second: npt.ArrayLike, names: tuple[str, str]):
-    """Two finite float arrays of one shape (an output gradient and what it belongs to)."""
-    one = check_float_array(first, names[0])
-    two = check_float_array(second, names[1])
-    if one.shape != two.shape:
-        raise ValueError(
-            f"{names[0]} and {names[1]} must have the same shape, got {one.shape} and "
-            f"{two.shape}; pass the gradient of the output computed from {names[1]}"
-        )
-    return one, two
 
 
 def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
@@ -230,7 +224,9 @@ def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     >>> relu_backward([5.0, 5.0], [-1.0, 1.0]).tolist()
     [0.0, 5.0]
     """
-    gradient, values = _pair(dout, x, ("dout", "x"))
+    gradient, values = check_pair(
+        dout, x, ("dout", "x"), hint=_GRADIENT_HINT, allow_empty=True, keep_dtype=True
+    )
     return _relu_backward(gradient, values)
 
 
@@ -295,7 +291,9 @@ def gelu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     >>> round(float(gelu_backward(1.0, 0.0)), 6)  # Phi(0) = 1/2
     0.5
     """
-    gradient, values = _pair(dout, x, ("dout", "x"))
+    gradient, values = check_pair(
+        dout, x, ("dout", "x"), hint=_GRADIENT_HINT, allow_empty=True, keep_dtype=True
+    )
     return _gelu_backward(gradient, values)
 
 
@@ -1990,7 +1988,14 @@ def mean_squared_error(
     >>> loss, grad.tolist()
     (5.0, [1.0, 3.0])
     """
-    predicted, wanted = _pair(prediction, target, ("prediction", "target"))
+    predicted, wanted = check_pair(
+        prediction,
+        target,
+        ("prediction", "target"),
+        hint="pass one target per prediction",
+        allow_empty=True,
+        keep_dtype=True,
+    )
     if predicted.size == 0:
         raise ValueError("prediction and target are empty; pass at least one value")
     with np.errstate(over="ignore"):
@@ -2062,8 +2067,7 @@ class Adam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
     ) -> None:
-        if not isinstance(module, Module):
-            raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
+        check_instance(module, "module", Module)
         lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(
@@ -2152,8 +2156,7 @@ def check_gradients(
     >>> list(errors), max(errors.values()) < 1e-6
     (['input', 'weight', 'bias'], True)
     """
-    if not isinstance(module, Module):
-        raise TypeError(f"module must be a sinpe.nn.Module, got {type(module).__name__}")
+    check_instance(module, "module", Module)
     if isinstance(module, (Embedding, TokenModel)):
         raise TypeError(
             f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "

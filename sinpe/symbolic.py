@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sinpe._validation import check_choice, check_count, check_d_model
-from sinpe.rope import LAYOUT_ALIASES, ROPE_LAYOUTS
+from sinpe._validation import check_count, check_d_model
+from sinpe.rope import _check_rope_layout
 
 try:
     import sympy as sp
@@ -1050,8 +1050,7 @@ def rope(
     Matrix([[cos(m), 0, sin(m), 0]])
     """
     width = _check_width(len(vector))
-    layout = LAYOUT_ALIASES.get(layout, layout) if isinstance(layout, str) else layout
-    check_choice(layout, "layout", ROPE_LAYOUTS)
+    layout = _check_rope_layout(layout)  # "half" read as "concat", as apply_rope does
     half = width // 2
     out = list(vector)
     for i in range(half):

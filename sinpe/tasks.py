@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sinpe._validation import check_count, check_entries
+from sinpe._validation import check_count, check_entries, check_instance
 
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
@@ -25,11 +25,13 @@ Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarr
 
 def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
     """``batch`` uniform random sequences of ``length`` ids below ``vocab``, arguments checked."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator, got {type(rng).__name__}; "
-            f"pass np.random.default_rng(0)"
-        )
+    check_instance(
+        rng,
+        "rng",
+        np.random.Generator,
+        shown="numpy.random.Generator",
+        hint="np.random.default_rng(0)",
+    )
     batch = check_count(batch, "batch", hint="such as 64")
     length = check_count(length, "length", hint="such as 16")
     vocab = check_count(vocab, "vocab", maximum=2**62, hint="such as 10")
