@@ -193,9 +193,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        "            return np.concatenate([first, second], axis=-1)",
-        "            return np.concatenate([second, first], axis=-1)",
-        "table: cos in the sine columns (concat path)",
+        'columns = layout_permutation(2 * half, "concat", chosen_layout)',
+        'columns = layout_permutation(2 * half, "concat", "interleaved")',
+        "table: the concat layout written interleaved",
     ),
     M(
         "core.py",

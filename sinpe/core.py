@@ -756,14 +756,11 @@ def table(
     # each pair: two products and a sum, each a separate ufunc call on contiguous rows
     # (never an FMA, unlike NumPy's complex multiply on AVX2), so the bits do not depend
     # on the machine. Negating is exact, so this is the formula's value, bit for bit.
-    if chosen_layout == "interleaved":
+    columns = layout_permutation(2 * half, "concat", chosen_layout)
 
-        def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-            return np.stack([first, second], axis=-1).reshape(*first.shape[:-1], -1)
-    else:
-
-        def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-            return np.concatenate([first, second], axis=-1)
+    def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The two halves of each pair in the columns of the output's layout."""
+        return np.take(np.concatenate([first, second], axis=-1), columns, axis=-1)  # C order
 
     cos_twice, sin_twice = place(fine_cos, fine_cos), place(fine_sin, fine_sin)  # (B, d)
     here, turned = place(anchor_sin, anchor_cos), place(anchor_cos, -anchor_sin)  # (n/B, d)
