@@ -16,11 +16,10 @@ rotates as one map). Prints wall-clock and CPU seconds; each time is the best of
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
+from timing import machine_info
 
 import sinpe
 from sinpe.checks import inspect_table
@@ -43,10 +42,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print(
-        f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
-        f"numpy {np.__version__}"
-    )
+    print(", ".join(f"{k}: {v}" for k, v in machine_info().items()))
     start = time.perf_counter()
     table = sinpe.table(args.rows, args.width, dtype=np.float32)
     print(

@@ -23,12 +23,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
-import time
 
 import numpy as np
-from timing import best_time
+from timing import best_time, machine_info
 
 import sinpe
 
@@ -68,12 +65,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
-    machine = {
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-    }
+    machine = machine_info()
     print(", ".join(f"{k}: {v}" for k, v in machine.items()))
     print(
         f"{'n':>6} {'d':>5} {'dtype':>8} | {'method':<13} {'ms':>9} {'vs np.sin':>9} {'vs fill':>8}"

@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import platform
 import time
 from collections.abc import Callable
+
+import numpy as np
+
+
+def machine_info() -> dict[str, str]:
+    """Date, CPU, Python and NumPy of this run: printed first, and stored with the results."""
+    return {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+    }
 
 
 def best_time(function: Callable[[], object], repeats: int) -> float:

@@ -35,12 +35,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import time
 
 import numpy as np
-from timing import best_time
+from timing import best_time, machine_info
 
 import sinpe
 from sinpe._trig import MEDIUM_LIMIT, WIDE_LIMIT, sincos
@@ -142,12 +140,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the timings to this JSON file")
     parser.add_argument("--accuracy", action="store_true", help="measure errors in ulps")
     args = parser.parse_args()
-    machine = {
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-    }
+    machine = machine_info()
     print(", ".join(f"{k}: {v}" for k, v in machine.items()))
     if args.accuracy:
         accuracy()
