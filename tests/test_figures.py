@@ -152,9 +152,10 @@ def test_a_figure_without_committed_counterpart_fails(check, wavelengths):
 def test_a_figure_in_another_format_fails_clearly(check, wavelengths):
     png = _committed(wavelengths)
     image = Image.open(io.BytesIO(png))
-    retina = _png(image.resize((2 * image.width, 2 * image.height)))
-    result = check.compare_figures(wavelengths, _display(retina))
-    assert result.problems == ["figure 1 is 1422x742 px, the committed one 711x371"]
+    assert image.size == (1423, 743)  # 7 x 3.6 inches, tight bounding box, retina (2x)
+    halved = _png(image.resize((image.width // 2, image.height // 2)))
+    result = check.compare_figures(wavelengths, _display(halved))
+    assert result.problems == ["figure 1 is 711x371 px, the committed one 1423x743"]
     buffer = io.BytesIO()
     image.convert("RGB").save(buffer, format="jpeg")
     jpeg = _display(buffer.getvalue(), mime="image/jpeg")

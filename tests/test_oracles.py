@@ -695,16 +695,26 @@ def restore_rc():
 
 def test_style_sets_the_book_style(restore_rc):
     # mutants "style: ...": the settings every figure of the book shares. A figure is
-    # 7 x 3.6 inches at 100 dpi, saved at the same dpi; the grid is on, top and right
-    # spines off; lines cycle through the eight Okabe-Ito colours; maps are cividis; SVG
-    # ids are salted for reproducible files.
+    # 7 x 3.6 inches at 100 dpi, saved at 200 (sharp on 2x screens); no text below
+    # 10 pt (issue 18: legible figure text); the grid is on, top and right spines off;
+    # lines cycle through the eight Okabe-Ito colours; maps are cividis; SVG ids are
+    # salted for reproducible files.
     matplotlib.rcdefaults()
     plotting.style()
     rc = matplotlib.rcParams
-    assert rc["figure.dpi"] == 100 and rc["savefig.dpi"] == 100
-    assert tuple(rc["figure.figsize"]) == (7.0, 3.6)
-    assert rc["font.size"] == 10.5
-    assert rc["axes.titlesize"] == 11.5 and rc["axes.labelsize"] == 10.5
+    assert rc["figure.dpi"] == 100 and rc["savefig.dpi"] == 200
+    assert tuple(rc["figure.figsize"]) == (7.0, 3.6) and plotting.MAX_WIDTH == 7.0
+    assert plotting.MIN_FONT_SIZE == 10.0 and rc["font.size"] == 11.0
+    assert rc["axes.titlesize"] == 11.5 and rc["axes.labelsize"] == 11.0
+    sizes = ("xtick.labelsize", "ytick.labelsize", "legend.fontsize", "legend.title_fontsize")
+    assert [rc[key] for key in sizes] == [10.0] * 4
+    assert rc["figure.titlesize"] == 12.0
+    # every text size of the style, named or in points, is at least MIN_FONT_SIZE
+    text_sizes = [key for key in rc if key.endswith(("labelsize", "titlesize", "fontsize"))]
+    assert len(text_sizes) >= 6
+    for key in text_sizes:
+        points = matplotlib.font_manager.FontProperties(size=rc[key]).get_size_in_points()
+        assert points >= plotting.MIN_FONT_SIZE, key
     assert rc["axes.grid"] is True and rc["grid.alpha"] == 0.3
     assert rc["axes.spines.top"] is False and rc["axes.spines.right"] is False
     assert rc["lines.linewidth"] == 1.8 and rc["legend.frameon"] is False

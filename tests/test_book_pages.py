@@ -1,0 +1,204 @@
+"""What a reader sees, checked in the sources: issue 18's defects, kept fixed.
+
+The browser test (tests/test_site.py) checks the built pages; these checks read the
+MyST chapters and their executed twins, so they run in `make unit`, in seconds:
+
+* no display formula starts a line with "[" right after ``\\begin{aligned}`` (LaTeX
+  reads it as aligned's optional argument, and the left-hand side disappears);
+* teaching cells are free of verdict plumbing (``claims.judge``, ``glue``): that lives
+  in cells whose input is hidden (or, on the ledger page, folded);
+* every visible code line fits the text column (84 characters at 13 px);
+* figures are retina PNGs (200 dpi, sharp on 2x screens) no wider than the column, and
+  no chapter asks for text below the style's minimum size.
+
+Each check is a function of text, and is shown failing on a bad example.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from sinpe import plotting
+
+#: Widest visible code line: 84 characters of 13 px monospace fill the text column.
+CODE_COLUMNS = 84
+
+#: Widest figure in CSS px: the text column at 1280 px (about 700 px) plus a margin.
+FIGURE_CSS_WIDTH = 740
+
+CELL = re.compile(r"```\{code-cell\} ipython3\n((?::[^\n]*\n)*)\n?(.*?)\n```\n", re.S)
+HIDDEN = ("remove-input", "remove-cell")
+
+
+def visible_code(markdown: str, *, folded: bool = True) -> list[str]:
+    """Source of each code cell whose input a reader sees (YAML header stripped).
+
+    With ``folded=False``, cells folded away behind a "show" button (``hide-input``)
+    are left out too.
+    """
+    cells = []
+    for match in CELL.finditer(markdown):
+        options, body = match.group(1), match.group(2)
+        if any(tag in options for tag in HIDDEN) or (not folded and "hide-input" in options):
+            continue
+        if body.startswith("---\n"):
+            body = body[body.index("\n---\n", 4) + 5 :]
+        cells.append(body)
+    return cells
+
+
+def bracket_after_aligned(tex: str) -> list[str]:
+    """Display lines that start with '[' right after \\begin{aligned} (or gathered, split)."""
+    pattern = r"\\begin\{(?:aligned|alignedat|gathered|split)\}\s*\["
+    return [tex[m.start() : m.start() + 40] for m in re.finditer(pattern, tex)]
+
+
+def plumbing(cell: str) -> list[str]:
+    """Lines of a visible cell that record verdicts or glue numbers into the prose."""
+    pattern = r"\bclaims\.judge\(|\bglue\(|from myst_nb import glue"
+    return [line.strip() for line in cell.splitlines() if re.search(pattern, line)]
+
+
+def long_lines(cell: str, columns: int = CODE_COLUMNS) -> list[str]:
+    return [line for line in cell.splitlines() if len(line) > columns]
+
+
+def small_text(source: str) -> list[str]:
+    """Explicit font sizes below the style's minimum, and figures wider than the column."""
+    found = []
+    named = {"xx-small": 0.579, "x-small": 0.694, "small": 0.833}  # Matplotlib's scalings
+    for match in re.finditer(r"fontsize\s*=\s*(?:([0-9.]+)|[\"']([a-z-]+)[\"'])", source):
+        number, name = match.groups()
+        size = float(number) if number else named.get(name, 1.0) * 11.0
+        if size < plotting.MIN_FONT_SIZE:
+            found.append(match.group(0))
+    for match in re.finditer(r"plotting\.figure\([^)]*\bwidth\s*=\s*([0-9.]+)", source):
+        if float(match.group(1)) > plotting.MAX_WIDTH:
+            found.append(match.group(0))
+    return found
+
+
+def png_outputs(notebook: dict):
+    """(cell index, pixel width, CSS width or None) of each PNG a notebook shows."""
+    for index, cell in enumerate(notebook["cells"]):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data:
+                raw = base64.b64decode(data["image/png"])
+                pixels = struct.unpack(">I", raw[16:20])[0]
+                css = output.get("metadata", {}).get("image/png", {}).get("width")
+                yield index, pixels, css
+
+
+def figure_problems(notebook: dict) -> list[str]:
+    problems = []
+    for index, pixels, css in png_outputs(notebook):
+        if css is None or abs(pixels - 2 * css) > 1:
+            problems.append(f"cell {index}: {pixels} px shown at {css} CSS px, not 2x")
+        elif css > FIGURE_CSS_WIDTH:
+            problems.append(f"cell {index}: {css} CSS px, wider than the column")
+    return problems
+
+
+def chapters(root: Path) -> list[Path]:
+    return [*sorted((root / "book").glob("ch*.md")), root / "book" / "claims_ledger.md"]
+
+
+def test_no_display_formula_loses_its_left_side(root):
+    bad = {}
+    for path in sorted((root / "book").glob("*.md")):
+        if found := bracket_after_aligned(path.read_text()):
+            bad[path.name] = found
+    for path in sorted((root / "book").glob("*.ipynb")):  # glued formulas (theorems)
+        if found := bracket_after_aligned(path.read_text()):
+            bad[path.name] = found
+    assert bad == {}
+
+
+def test_the_bracket_check_fails_the_broken_definition():
+    broken = "$$\n\\begin{aligned}\n[\\operatorname{pe}(\\text{pos})]_{2i-1} &= 1\n\\end{aligned}"
+    fixed = broken.replace("\n[\\operatorname{pe}(\\text{pos})]", "\n{[\\operatorname{pe}]}")
+    assert len(bracket_after_aligned(broken)) == 1
+    assert bracket_after_aligned(fixed) == []
+    assert len(bracket_after_aligned("\\begin{split}[x] = 1\\end{split}")) == 1
+
+
+def test_teaching_cells_are_free_of_verdict_plumbing(root):
+    found = {
+        path.name: lines
+        for path in chapters(root)
+        if (
+            lines := [
+                line
+                for cell in visible_code(path.read_text(), folded=False)
+                for line in plumbing(cell)
+            ]
+        )
+    }
+    assert found == {}
+
+
+def test_the_plumbing_check_sees_a_visible_verdict_and_ignores_a_hidden_one():
+    visible = "```{code-cell} ipython3\nx = 1\nverdict = claims.judge('a', holds=True)\n```\n"
+    hidden = "```{code-cell} ipython3\n:tags: [remove-input]\n\nglue('x', 1)\n```\n"
+    cells = visible_code(visible + "\n" + hidden)
+    assert len(cells) == 1
+    assert plumbing(cells[0]) == ["verdict = claims.judge('a', holds=True)"]
+
+
+def test_visible_code_fits_the_column(root):
+    found = {
+        path.name: lines
+        for path in chapters(root)
+        if (lines := [line for cell in visible_code(path.read_text()) for line in long_lines(cell)])
+    }
+    assert found == {}
+    assert long_lines("x = 1\n" + "y" * 85) == ["y" * 85]
+
+
+def test_figures_are_sharp_and_fit_the_column(root):
+    problems = {}
+    for path in sorted((root / "book").glob("ch*.ipynb")):
+        notebook = json.loads(path.read_text())
+        assert list(png_outputs(notebook)) or path.stem.startswith(("ch01", "ch02"))
+        if found := figure_problems(notebook):
+            problems[path.name] = found
+    assert problems == {}
+
+
+def _png_header(width: int) -> str:
+    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", width, 10)
+    return base64.b64encode(header).decode()
+
+
+@pytest.mark.parametrize(
+    ("pixels", "css", "problem"),
+    [
+        (1422, 711, None),
+        (711, None, "711 px shown at None CSS px, not 2x"),  # a plain 100-dpi PNG
+        (1422, 400, "1422 px shown at 400 CSS px, not 2x"),
+        (2000, 1000, "1000 CSS px, wider than the column"),
+    ],
+)
+def test_the_figure_check_fails_blurry_and_oversized_figures(pixels, css, problem):
+    metadata = {"image/png": {"width": css}} if css else {}
+    output = {"data": {"image/png": _png_header(pixels)}, "metadata": metadata}
+    found = figure_problems({"cells": [{"outputs": [output]}]})
+    assert found == ([] if problem is None else [f"cell 0: {problem}"])
+
+
+def test_no_chapter_asks_for_small_figure_text(root):
+    found = {path.name: hits for path in chapters(root) if (hits := small_text(path.read_text()))}
+    assert found == {}
+    assert small_text('ax.text(0, 0, "p", fontsize=8)') == ["fontsize=8"]
+    assert small_text('ax.legend(fontsize="small")') == ['fontsize="small"']
+    assert small_text("ax.set_title('t', fontsize=12)") == []
+    assert small_text("plotting.figure(ncols=3, width=9.0)") == [
+        "plotting.figure(ncols=3, width=9.0"
+    ]
