@@ -1005,6 +1005,18 @@ MUTANTS: list[Mutant] = [
     # --- symbolic.py -------------------------------------------------------------
     M(
         "symbolic.py",
+        'lines = [f"& {{{lhs}}} \\\\\\\\\\n&\\\\quad = {{{rhs}}}" for lhs, rhs in sides]',
+        'lines = [f"{{{lhs}}} &= {{{rhs}}}" for lhs, rhs in sides]',
+        "VerifiedIdentity.latex: stacked ignored",
+    ),
+    M(
+        "symbolic.py",
+        "        if stacked:\n",
+        "        if not stacked:\n",
+        "VerifiedIdentity.latex: stacked inverted",
+    ),
+    M(
+        "symbolic.py",
         "if not _matrix_is_zero(left - right):\n"
         '        raise IdentityError("half(P x) != P interleaved(x)")',
         'if False:\n        raise IdentityError("half(P x) != P interleaved(x)")',
@@ -1381,15 +1393,21 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        '"savefig.dpi": 100,',
+        '"savefig.dpi": 200,',
         '"savefig.dpi": "figure",',
         "style: savefig dpi not fixed",
     ),
     M(
         "plotting.py",
-        '"font.size": 10.5,',
+        '"xtick.labelsize": MIN_FONT_SIZE,',
+        '"xtick.labelsize": "small",',
+        "style: tick labels below the minimum size",
+    ),
+    M(
+        "plotting.py",
+        '"font.size": 11.0,',
         '"font.size": 12,',
-        "style: font size 12 instead of 10.5",
+        "style: font size 12 instead of 11",
     ),
     M(
         "plotting.py",

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sinpe._validation import check_count, check_d_model
+from sinpe._validation import check_count, check_d_model, check_flag
 from sinpe.rope import _check_rope_layout
 
 try:
@@ -133,18 +133,46 @@ class VerifiedIdentity:
     statements: tuple[sp.Eq, ...]
     objects: dict[str, sp.Basic] = field(default_factory=dict)
 
-    def latex(self) -> str:
+    def latex(self, *, stacked: bool = False) -> str:
         """The statements as one LaTeX ``aligned`` block.
+
+        Parameters
+        ----------
+        stacked : bool, optional
+            Put each right-hand side on a line of its own, under its left-hand
+            side (``& lhs \\\\ &\\quad = rhs``): half as wide, so that a long
+            identity fits a phone's screen. By default ``lhs &= rhs`` on one line.
 
         Returns
         -------
         str
-            ``\\begin{aligned} ... \\end{aligned}``, one line ``lhs &= rhs`` per
-            statement, each side in braces.
+            ``\\begin{aligned} ... \\end{aligned}``, one statement per line (two
+            lines when ``stacked``), each side in braces.
+
+        Raises
+        ------
+        TypeError
+            If ``stacked`` is not a boolean.
+
+        Examples
+        --------
+        >>> import sympy as sp
+        >>> from sinpe import symbolic
+        >>> identity = symbolic.VerifiedIdentity("one", (sp.Eq(sp.Symbol("x"), 1),))
+        >>> print(identity.latex(stacked=True))
+        \\begin{aligned}
+        & {x} \\\\
+        &\\quad = {1}
+        \\end{aligned}
         """
+        check_flag(stacked, "stacked")
         # Each side in braces: a line that starts with "[" right after
         # \begin{aligned} would be read as aligned's optional argument and vanish.
-        lines = [f"{{{sp.latex(eq.lhs)}}} &= {{{sp.latex(eq.rhs)}}}" for eq in self.statements]
+        sides = [(sp.latex(eq.lhs), sp.latex(eq.rhs)) for eq in self.statements]
+        if stacked:
+            lines = [f"& {{{lhs}}} \\\\\n&\\quad = {{{rhs}}}" for lhs, rhs in sides]
+        else:
+            lines = [f"{{{lhs}}} &= {{{rhs}}}" for lhs, rhs in sides]
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
     def _repr_latex_(self) -> str:

@@ -79,11 +79,25 @@ def serve(site: Path) -> Iterator[str]:
         server.server_close()
 
 
+#: Widths the browser test reads every page at: a desktop and a phone (CSS px).
+DESKTOP, PHONE = 1280, 390
+
+#: Smallest text a figure may show, in CSS px, given the style's smallest font in points
+#: (sinpe.plotting.MIN_FONT_SIZE) and that figures are 2x PNGs of 100 CSS px per inch.
+MIN_FIGURE_TEXT_PX = 10.0
+
 # Runs inside the page once it has loaded; returns a list of problems.
 PAGE_CHECKS_JS = r"""
-async () => {
+async ({minFontPt, minTextPx}) => {
   const problems = [];
   const article = document.querySelector("article") || document.body;
+  const viewport = document.documentElement.clientWidth;
+  const phone = viewport < 600;
+  const label = (el) => {
+    const at = el.closest("[id]");
+    return `${el.tagName.toLowerCase()} in #${at ? at.id : "?"}: ` +
+      (el.innerText || el.textContent || "").trim().split("\n")[0].slice(0, 60);
+  };
 
   // Images: load them all now, then each must have pixels.
   const images = [...document.images];
@@ -133,6 +147,70 @@ async () => {
       const where = (shown.closest("[id]") || {}).id || "?";
       problems.push(`formula wider than its column (${shown.scrollWidth} > ` +
                     `${shown.clientWidth} px) in #${where}`);
+    }
+  }
+  // A display line that starts with "[" right after \begin{aligned} is read as
+  // aligned's optional argument: its left-hand side silently disappears.
+  const items = (window.MathJax && MathJax.startup && MathJax.startup.document &&
+                 MathJax.startup.document.math) || [];
+  for (const item of items) {
+    if (/\\begin\{(aligned|alignedat|gathered|split)\}\s*\[/.test(item.math || "")) {
+      problems.push(`formula loses its left side: ${item.math.trim().slice(0, 60)}`);
+    }
+  }
+
+  // Nothing is wider than the screen, except inside a box that scrolls sideways
+  // (code listings, and figures on a phone, scroll on purpose).
+  if (document.documentElement.scrollWidth > viewport + 1) {
+    problems.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ` +
+                  `${viewport} px)`);
+  }
+  const scrolls = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  const reported = new Set();
+  for (const el of article.querySelectorAll("*")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= viewport + 1 || el.closest("mjx-assistive-mml")) {
+      continue;  // (MathJax's copy of a formula for screen readers is never shown)
+    }
+    let parent = el.parentElement, contained = false;
+    while (parent && parent !== document.body) {
+      if (reported.has(parent) || (scrolls(parent) &&
+          parent.getBoundingClientRect().right <= viewport + 1)) { contained = true; break; }
+      parent = parent.parentElement;
+    }
+    if (!contained) {
+      reported.add(el);
+      problems.push(`wider than the screen (${Math.round(box.right)} > ${viewport} px): ` +
+                    label(el));
+    }
+  }
+  // ... and nothing is cut off inside its column: outputs wrap, tables and theorem
+  // boxes fit, and on a desktop no code cell hides text behind a scroll bar.
+  const cut = ["div.cell_output pre", "table", "div.proof", "div.admonition"];
+  if (!phone) cut.push("div.cell_input pre");
+  for (const el of article.querySelectorAll(cut.join(", "))) {
+    const box = el.closest(".pst-scrollable-table-container") || el;
+    if (el.scrollWidth > el.clientWidth + 2 || box.scrollWidth > box.clientWidth + 2) {
+      problems.push(`cut off (${Math.max(el.scrollWidth, box.scrollWidth)} > ` +
+                    `${Math.min(el.clientWidth, box.clientWidth)} px): ${label(el)}`);
+    }
+  }
+
+  // Figures: 2x PNGs (sharp on 2x screens), shown large enough that the style's
+  // smallest text stays legible.
+  for (const img of article.querySelectorAll("div.cell_output img")) {
+    const shown = img.getBoundingClientRect().width;
+    if (!img.naturalWidth || !shown) continue;
+    const cssWidth = parseFloat(img.style.width) || Number(img.getAttribute("width")) ||
+      img.naturalWidth;
+    if (img.naturalWidth < 2 * cssWidth - 2) {
+      problems.push(`figure not sharp on 2x screens (${img.naturalWidth} px for ` +
+                    `${cssWidth} CSS px): ${img.getAttribute("src")}`);
+    }
+    const textPx = minFontPt * (100 / 72) * (shown / cssWidth);
+    if (textPx < minTextPx) {
+      problems.push(`figure text ${textPx.toFixed(1)} CSS px < ${minTextPx}: ` +
+                    `${img.getAttribute("src")}`);
     }
   }
 
@@ -191,7 +269,10 @@ def check_page(context, url: str, screenshot: Path | None = None) -> list[str]:
     if response is None or not response.ok:
         problems.append(f"page did not load: HTTP {response.status if response else '?'}")
     else:
-        problems.extend(page.evaluate(PAGE_CHECKS_JS))
+        from sinpe.plotting import MIN_FONT_SIZE
+
+        arguments = {"minFontPt": MIN_FONT_SIZE, "minTextPx": MIN_FIGURE_TEXT_PX}
+        problems.extend(page.evaluate(PAGE_CHECKS_JS, arguments))
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=True)

@@ -7,7 +7,7 @@ MyST chapters and their executed twins, so they run in `make unit`, in seconds:
   reads it as aligned's optional argument, and the left-hand side disappears);
 * teaching cells are free of verdict plumbing (``claims.judge``, ``glue``): that lives
   in cells whose input is hidden (or, on the ledger page, folded);
-* every visible code line fits the text column (84 characters at 13 px);
+* every visible code line fits the text column (80 characters at 13 px);
 * figures are retina PNGs (200 dpi, sharp on 2x screens) no wider than the column, and
   no chapter asks for text below the style's minimum size.
 
@@ -26,8 +26,8 @@ import pytest
 
 from sinpe import plotting
 
-#: Widest visible code line: 84 characters of 13 px monospace fill the text column.
-CODE_COLUMNS = 84
+#: Widest visible code line: 80 characters of 13 px monospace fill the text column.
+CODE_COLUMNS = 80
 
 #: Widest figure in CSS px: the text column at 1280 px (about 700 px) plus a margin.
 FIGURE_CSS_WIDTH = 740
@@ -159,7 +159,7 @@ def test_visible_code_fits_the_column(root):
         if (lines := [line for cell in visible_code(path.read_text()) for line in long_lines(cell)])
     }
     assert found == {}
-    assert long_lines("x = 1\n" + "y" * 85) == ["y" * 85]
+    assert long_lines("x = 1\n" + "y" * 81) == ["y" * 81]
 
 
 def test_figures_are_sharp_and_fit_the_column(root):

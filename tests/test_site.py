@@ -43,24 +43,43 @@ def browser():
 
 @pytest.fixture
 def context(browser):
-    opened = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = browser.new_context(viewport={"width": site_check.DESKTOP, "height": 900})
     yield opened
     opened.close()
 
 
-def test_every_page_renders_cleanly(site, context, root):
-    screenshots = root / "_build" / "screenshots"
-    shutil.rmtree(screenshots, ignore_errors=True)
+@pytest.fixture
+def phone(browser):
+    opened = browser.new_context(
+        viewport={"width": site_check.PHONE, "height": 844}, device_scale_factor=2
+    )
+    yield opened
+    opened.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(root):
+    folder = root / "_build" / "screenshots"
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+
+@pytest.mark.parametrize("width", [site_check.DESKTOP, site_check.PHONE])
+def test_every_page_renders_cleanly(site, width, request, screenshots):
+    """Every page at a desktop's and a phone's width: screenshots in _build/screenshots/."""
+    browser_context = request.getfixturevalue("context" if width == site_check.DESKTOP else "phone")
+    folder = screenshots / str(width)
     all_pages = site_check.pages(site)
     assert len(all_pages) >= 3
     problems = []
     with site_check.serve(site) as base:
         for relative in all_pages:
-            shot = screenshots / (relative.with_suffix("").as_posix().replace("/", "__") + ".png")
-            for problem in site_check.check_page(context, base + relative.as_posix(), shot):
-                problems.append(f"{relative}: {problem}")
+            shot = folder / (relative.with_suffix("").as_posix().replace("/", "__") + ".png")
+            url = base + relative.as_posix()
+            for problem in site_check.check_page(browser_context, url, shot):
+                problems.append(f"{relative} at {width} px: {problem}")
     assert problems == []
-    assert len(list(screenshots.glob("*.png"))) >= len(all_pages)
+    assert len(list(folder.glob("*.png"))) >= len(all_pages)
 
 
 def test_math_is_typeset_on_chapter_one(site, context):
@@ -106,11 +125,21 @@ BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><
 <div id="wide-formula"><mjx-container display="true"
   style="display: block; width: 200px; overflow-x: auto"><span
   style="display: inline-block; width: 900px">a formula too wide</span></mjx-container></div>
+<div class="cell_output"><pre>an output line much too long for its box, cut off</pre></div>
+<div id="too-wide" style="width: 2000px">a block wider than the screen</div>
+<div class="cell_output"><img src="small.png" alt="a figure shown tiny"
+  style="width: 800px; max-width: 200px"></div>
 <h3>A heading that skips h2</h3>
 <script>console.error("something broke");</script>
 <a href="nowhere.html">a dead link</a> <a href="#no-such-anchor">a dead anchor</a>
 </article></body></html>
 """
+
+# MathJax's list of the formulas it typeset (what the check reads on a real page).
+BROKEN_MATHJAX = r"""<script>window.MathJax = {startup: {promise: Promise.resolve(),
+  document: {math: [{display: true, math: "\\begin{aligned}\n[pe]_{2i} &= 1\\end{aligned}"},
+                    {display: true, math: "\\begin{aligned}\n{[pe]}_{2i} &= 1\\end{aligned}"}]}}};
+</script>"""
 
 CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><article>
 <h1>A clean page</h1><h2>Section</h2><p>Plain text, code: <code>$$</code>.</p>
@@ -119,13 +148,35 @@ CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><art
 """
 
 
+def _png(width: int, height: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buffer, format="png")
+    return buffer.getvalue()
+
+
 def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
-    (tmp_path / "broken.html").write_text(BROKEN_PAGE)
+    page = BROKEN_PAGE.replace("<head>", "<head>" + BROKEN_MATHJAX)
+    page = page.replace(
+        "<pre>an output", '<pre style="white-space: pre; width: 80px; overflow: auto">an output'
+    )
+    (tmp_path / "broken.html").write_text(page)
+    (tmp_path / "small.png").write_bytes(_png(800, 400))  # 1x, and shown at a quarter
     (tmp_path / "clean.html").write_text(CLEAN_PAGE)
     with site_check.serve(tmp_path) as base:
         broken = site_check.check_page(context, base + "broken.html")
         clean = site_check.check_page(context, base + "clean.html")
     report = "\n".join(broken)
+    assert "formula loses its left side: \\begin{aligned}\n[pe]_{2i}" in report
+    assert report.count("formula loses its left side") == 1  # the braced one is fine
+    assert "the page scrolls sideways" in report
+    assert "wider than the screen (2" in report and "div in #too-wide: a block wider" in report
+    assert "cut off (" in report and "an output line much too long" in report
+    assert "figure not sharp on 2x screens (800 px for 800 CSS px): small.png" in report
+    assert "figure text 3.5 CSS px < 10: small.png" in report
     assert "image did not load: missing.png" in report
     assert "raw TeX left in the text" in report
     assert "traceback in a cell: Traceback: ZeroDivisionError" in report
@@ -162,3 +213,23 @@ def test_claims_ledger_shows_a_verdict_and_a_working_link_per_claim(site, contex
                 assert page.locator(f"#claim-{claim}").count() == 1, (chapter, claim)
         page.close()
     assert shown == {claim: verdict.verdict for claim, verdict in recorded.items()}
+
+
+def test_references_are_labelled_as_the_text_cites_them(site):
+    # Issue 18: the text cites "Vaswani et al. (2017)", so the references page must not
+    # label the entry "[VSP+17]".
+    import re
+
+    references = (site / "book" / "references.html").read_text()
+    labels = re.findall(
+        r'<span class="label"><span class="fn-bracket">\[</span>([^<]*)<', references
+    )
+    assert len(labels) >= 10
+    for label in labels:
+        assert re.fullmatch(r"[^{}+]+, (\d{4}[a-h]?|n\.d\.)", label), label
+    intro = (site / "book" / "intro.html").read_text()
+    anchors = re.findall(r'href="references.html#[^"]*"[^>]*>(.*?)</a>', intro)
+    cited = [re.sub(r"<[^>]+>", "", text) for text in anchors]
+    full = [text for text in cited if re.search(r", \d{4}", text)]  # "[Vaswani et al., 2017]"
+    assert len(full) >= 5, cited
+    assert set(full) <= set(labels), sorted(set(full) - set(labels))

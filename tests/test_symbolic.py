@@ -141,3 +141,25 @@ def test_latex_keeps_each_left_hand_side():
     for proof in (sym.verify_shift_group(d_model=2), sym.verify_dot_product(d_model=2)):
         for line in proof.latex().split("\n")[1:-1]:
             assert line.startswith("{") and "} &= {" in line, line
+
+
+def test_stacked_latex_puts_each_side_on_its_own_line():
+    # Theorem boxes on a phone (issue 18): each right-hand side under its left-hand side.
+    identity = sym.VerifiedIdentity(
+        "two",
+        (
+            sp.Eq(sp.Symbol("[a]_{1}"), sp.Symbol("b"), evaluate=False),
+            sp.Eq(sp.Symbol("c"), sp.Symbol("d"), evaluate=False),
+        ),
+    )
+    assert identity.latex(stacked=True).split("\n") == [
+        "\\begin{aligned}",
+        "& {[a]_{1}} \\\\",
+        "&\\quad = {b} \\\\",
+        "& {c} \\\\",
+        "&\\quad = {d}",
+        "\\end{aligned}",
+    ]
+    assert identity.latex(stacked=False) == identity.latex()
+    with pytest.raises(TypeError, match="stacked"):
+        identity.latex(stacked="yes")

@@ -4,6 +4,8 @@
   ``django-static-mathjax`` wheel pinned in requirements.lock), so formulas typeset
   without network -- for readers offline and for the browser test in CI.
 * ``static/book.css``: wide display formulas scroll instead of being cut off.
+* References are labelled "Author et al., year", the way the chapters cite them
+  (``bibtex_reference_style: author_year``), instead of pybtex's "[VSP+17]".
 * Chapters are built from their executed ``.ipynb`` twins; the MyST ``.md`` each
   twin was generated from is copied next to the ``.ipynb`` under ``_sources`` and
   offered in the page's download menu.
@@ -14,6 +16,10 @@ from __future__ import annotations
 import importlib.util
 import shutil
 from pathlib import Path
+
+from pybtex.plugin import register_plugin
+from pybtex.style.formatting.unsrt import Style as UnsrtStyle
+from pybtex.style.labels import BaseLabelStyle
 
 #: Parts of MathJax's es5 distribution that tex-chtml.js loads on demand.
 MATHJAX_PARTS = ("tex-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors")
@@ -84,6 +90,37 @@ def copy_markdown_sources(app, exception) -> None:
 
 
 STATIC = Path(__file__).resolve().parent / "static"
+
+
+class AuthorYearLabels(BaseLabelStyle):
+    """Labels such as "Vaswani et al., 2017", as the chapters' author-year citations."""
+
+    def format_labels(self, sorted_entries):
+        seen: dict[str, int] = {}
+        for entry in sorted_entries:
+            people = entry.persons.get("author", [])
+            # "{Sun Microsystems}": braces keep a corporate author whole; not shown
+            last = [" ".join(person.last_names).strip("{}") for person in people]
+            if len(last) > 2:
+                names = f"{last[0]} et al."
+            elif len(last) == 2:
+                names = f"{last[0]} and {last[1]}"
+            else:
+                names = last[0] if last else entry.key
+            label = f"{names}, {entry.fields.get('year', 'n.d.')}"
+            seen[label] = seen.get(label, 0) + 1
+            yield label if seen[label] == 1 else f"{label}{'abcdefgh'[seen[label] - 1]}"
+
+
+class AuthorYearStyle(UnsrtStyle):
+    """pybtex's ``unsrt`` entries, sorted by author and year, with :class:`AuthorYearLabels`."""
+
+    default_label_style = "sinpe-author-year"
+    default_sorting_style = "author_year_title"
+
+
+register_plugin("pybtex.style.labels", "sinpe-author-year", AuthorYearLabels)
+register_plugin("pybtex.style.formatting", "sinpe-author-year", AuthorYearStyle)
 
 
 def add_static_files(app):
