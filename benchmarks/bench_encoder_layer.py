@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/bench_encoder_layer.py            # NumPy only
-    /path/to/env-with-torch/bin/python benchmarks/bench_encoder_layer.py
+    /path/to/env-with-torch/bin/python benchmarks/bench_encoder_layer.py \
+        [--json benchmarks/results/encoder_layer.json]
 
 Both run in float32 on the same weights and inputs, with the same number of
 threads, in the same process; each time is the best of several repeats. The
@@ -14,10 +15,11 @@ batch 32, length 128, d_model 256, 8 heads, d_ff 1024: at most 2).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 
 import numpy as np
-from timing import best_time
+from timing import best_time, machine_info
 
 from sinpe import nn
 
@@ -31,6 +33,7 @@ SHAPES = [  # (batch, length, d_model, heads, d_ff)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     try:
         import torch
@@ -39,10 +42,14 @@ def main() -> None:
     threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
     if torch is not None:
         torch.set_num_threads(threads)
-    print(
-        f"numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
-        f"{threads} threads, float32, best of {args.repeats}"
-    )
+    machine = machine_info() | {
+        "torch": torch.__version__ if torch else "not installed",
+        "threads": str(threads),
+        "dtype": "float32",
+        "repeats": str(args.repeats),
+    }
+    print(", ".join(f"{k}: {v}" for k, v in machine.items()))
+    rows = []
     header = f"{'B':>3} {'T':>4} {'D':>4} {'H':>2} {'F':>5} | {'pass':<16}| {'numpy ms':>9}"
     print(header + (f" {'torch ms':>9} {'ratio':>6}" if torch else ""))
     for batch, length, width, heads, d_ff in SHAPES:
@@ -58,7 +65,7 @@ def main() -> None:
             layer.forward(x)
             layer.backward(dout)
 
-        rows = {
+        times = {
             "forward": best_time(numpy_forward, args.repeats),
             "forward+backward": best_time(numpy_both, args.repeats),
         }
@@ -86,7 +93,20 @@ def main() -> None:
                 "forward": best_time(torch_forward, args.repeats),
                 "forward+backward": best_time(torch_both, args.repeats),
             }
-        for name, seconds in rows.items():
+        for name, seconds in times.items():
+            row = {
+                "batch": batch,
+                "length": length,
+                "d_model": width,
+                "heads": heads,
+                "d_ff": d_ff,
+                "pass": name,
+                "numpy_ms": round(1e3 * seconds, 2),
+            }
+            if torch_rows:
+                row["torch_ms"] = round(1e3 * torch_rows[name], 2)
+                row["ratio"] = round(seconds / torch_rows[name], 2)
+            rows.append(row)
             line = (
                 f"{batch:>3} {length:>4} {width:>4} {heads:>2} {d_ff:>5} | {name:<16}| "
                 f"{1e3 * seconds:>9.1f}"
@@ -94,6 +114,10 @@ def main() -> None:
             if torch_rows:
                 line += f" {1e3 * torch_rows[name]:>9.1f} {seconds / torch_rows[name]:>6.2f}"
             print(line, flush=True)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"machine": machine, "rows": rows}, handle, indent=1)
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":

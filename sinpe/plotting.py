@@ -15,6 +15,9 @@ table, and a fast one).
 
 from __future__ import annotations
 
+import base64
+import io
+import re
 import sys
 from collections.abc import Sequence
 
@@ -33,6 +36,7 @@ __all__ = [
     "MAX_WIDTH",
     "MIN_FONT_SIZE",
     "SEQUENTIAL",
+    "animation_html",
     "figure",
     "heatmap",
     "style",
@@ -273,3 +277,109 @@ def unit_circle(ax, *, horizontal: str, vertical: str) -> None:
     ax.set_ylim(-1.25, 1.25)
     ax.set_xlabel(horizontal)
     ax.set_ylabel(vertical)
+
+
+_AUTOPLAY = """<script>
+setTimeout(() => new IntersectionObserver((seen, watcher) => {
+  if (!seen[0].isIntersecting) return;  /* play once it scrolls into view */
+  watcher.disconnect();
+  if (!matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    anim%(name)s.play_animation();
+  }
+}).observe(document.getElementById("_anim_img%(name)s")), 0);</script>"""
+
+
+def animation_html(
+    animation, *, name: str, alt: str, width: int = 700, colors: int = 64, autoplay: bool = True
+) -> str:
+    """An animation as self-contained, reproducible HTML for a static page.
+
+    Matplotlib's ``Animation.to_jshtml`` gives a player with a frame slider that
+    needs no kernel. This function makes its output fit for a book page:
+
+    * the player's random id is replaced by ``name``, so running the cell twice
+      stores the same bytes (and nbval can compare them);
+    * each frame is re-encoded with ``colors`` colours (Pillow's maximum-coverage
+      palette), about a quarter of the bytes of a full-colour PNG;
+    * the frames are shown ``width`` CSS px wide with ``alt`` as their text
+      alternative, and the link to Font Awesome's CDN is dropped (the page has its
+      own icons; nothing is fetched from the network);
+    * with ``autoplay``, it starts once it scrolls into view, unless the reader's
+      system asks for reduced motion.
+
+    Frames are drawn at ``savefig.dpi`` (200 in :func:`style`): sharp on 2x screens.
+
+    Parameters
+    ----------
+    animation : matplotlib.animation.Animation
+        The animation; close its figure afterwards so that no still image is shown.
+    name : str
+        A short identifier (letters, digits, underscores), unique on the page.
+    alt : str
+        What the animation shows, for readers who cannot see it.
+    width : int, optional
+        Width in CSS px (default 700, the book's text column).
+    colors : int, optional
+        Colours of each frame's palette, 2 to 256.
+    autoplay : bool, optional
+        Start when scrolled into view (default ``True``).
+
+    Returns
+    -------
+    str
+        HTML to display with ``IPython.display.HTML``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not an identifier, ``alt`` is empty, ``width`` is not
+        positive or ``colors`` is outside 2 to 256.
+    TypeError
+        If ``width`` or ``colors`` is not an integer, or ``autoplay`` not a boolean.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from matplotlib.animation import FuncAnimation
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, ax = plotting.figure(width=2.0, height=1.0)
+    ...     (line,) = ax.plot([0, 1], [0, 0])
+    ...     moving = FuncAnimation(fig, lambda t: line.set_ydata([0, t]), frames=[0, 1])
+    ...     html = plotting.animation_html(moving, name="demo", alt="a line tilting up")
+    >>> plt.close(fig)
+    >>> "_anim_imgdemo" in html, 'alt="a line tilting up"' in html, "font-awesome" in html
+    (True, True, False)
+    """
+    from sinpe._validation import check_count, check_flag
+
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"name must be a short identifier such as 'clock', got {name!r}")
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError("alt must describe what the animation shows, got an empty text")
+    width = check_count(width, "width")
+    colors = check_count(colors, "colors")
+    if not 2 <= colors <= 256:
+        raise ValueError(f"colors must be between 2 and 256, got {colors}")
+    autoplay = check_flag(autoplay, "autoplay")
+    from PIL import Image
+
+    html = animation.to_jshtml(default_mode="loop")
+
+    def palette(match: re.Match) -> str:
+        frame = Image.open(io.BytesIO(base64.b64decode(match[1].replace("\\\n", ""))))
+        small = frame.convert("RGB").quantize(colors, method=Image.Quantize.MAXCOVERAGE)
+        buffer = io.BytesIO()
+        small.save(buffer, format="png", optimize=True)
+        return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+    html = re.sub(r"data:image/png;base64,([\w+/=\\\n]+)", palette, html)
+    uid = re.search(r"_anim_img(\w+)", html)[1]  # random in every run
+    html = html.replace(uid, name)
+    safe_alt = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    html = html.replace(
+        f'<img id="_anim_img{name}">',
+        f'<img id="_anim_img{name}" width="{width}" alt="{safe_alt}">',
+    )
+    html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
+    return html + (_AUTOPLAY % {"name": name} if autoplay else "")

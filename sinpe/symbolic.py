@@ -140,8 +140,10 @@ class VerifiedIdentity:
         ----------
         stacked : bool, optional
             Put each right-hand side on a line of its own, under its left-hand
-            side (``& lhs \\\\ &\\quad = rhs``): half as wide, so that a long
-            identity fits a phone's screen. By default ``lhs &= rhs`` on one line.
+            side (``& lhs \\\\ &\\quad = rhs``), and drop the brackets of a
+            function's argument where none are needed (``\\cos {k \\omega}``):
+            about half as wide, so that a long identity fits a phone's screen. By
+            default ``lhs &= rhs`` on one line.
 
         Returns
         -------
@@ -168,7 +170,11 @@ class VerifiedIdentity:
         check_flag(stacked, "stacked")
         # Each side in braces: a line that starts with "[" right after
         # \begin{aligned} would be read as aligned's optional argument and vanish.
-        sides = [(sp.latex(eq.lhs), sp.latex(eq.rhs)) for eq in self.statements]
+        # Stacked, also "cos k omega" for cos(k omega) where no bracket is needed.
+        options = {"fold_func_brackets": True} if stacked else {}
+        sides = [
+            (sp.latex(eq.lhs, **options), sp.latex(eq.rhs, **options)) for eq in self.statements
+        ]
         if stacked:
             lines = [f"& {{{lhs}}} \\\\\n&\\quad = {{{rhs}}}" for lhs, rhs in sides]
         else:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgb
 
 from sinpe import plotting
@@ -44,3 +46,59 @@ def test_figure_takes_rows_then_columns_like_matplotlib():
     fig, axes = plotting.figure(2, 3)
     assert axes.shape == (2, 3)  # plt.subplots(2, 3): two rows of three
     matplotlib.pyplot.close(fig)
+
+
+def _tilting_line(name="demo", **options):
+    from matplotlib.animation import FuncAnimation
+
+    with matplotlib.rc_context():
+        fig, ax = plotting.figure(width=2.0, height=1.0)
+        (line,) = ax.plot([0, 1], [0, 0], color=plotting.COLORS[0])
+        moving = FuncAnimation(fig, lambda t: line.set_ydata([0, t]), frames=[0.0, 0.5, 1.0])
+        html = plotting.animation_html(moving, name=name, alt='a "line" <tilting>', **options)
+    plt.close(fig)
+    return html
+
+
+def test_animation_html_is_reproducible_offline_and_accessible():
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    first, second = _tilting_line(), _tilting_line()
+    assert first == second  # the random player id is gone: a cell stores the same bytes
+    assert "_anim_imgdemo" in first and "animdemo.play_animation()" in first
+    assert re.search(r"_anim_img[0-9a-f]{32}", first) is None
+    assert 'alt="a &quot;line&quot; &lt;tilting>"' in first and 'width="700"' in first
+    assert "font-awesome" not in first and "https://" not in first  # nothing fetched
+    assert "prefers-reduced-motion" in first
+    frames = re.findall(r"data:image/png;base64,([\w+/=\\\n]+)", first)
+    assert len(frames) == 3
+    for data in frames:
+        image = Image.open(io.BytesIO(base64.b64decode(data.replace("\\\n", ""))))
+        assert image.mode == "P" and len(image.getcolors()) <= 64
+        assert image.width == 400  # 2 inches at savefig.dpi 200: sharp on 2x screens
+    still = _tilting_line(autoplay=False, colors=8, width=300)
+    assert "play_animation()" not in still.split("</script>")[-1]
+    assert 'width="300"' in still
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"name": "two words"}, ValueError, "name must be a short identifier"),
+        ({"alt": "  "}, ValueError, "alt must describe"),
+        ({"colors": 1}, ValueError, "colors must be between 2 and 256"),
+        ({"colors": 300}, ValueError, "colors must be between 2 and 256"),
+        ({"width": 0}, ValueError, "width"),
+        ({"width": 7.5}, TypeError, "width"),
+        ({"autoplay": "yes"}, TypeError, "autoplay"),
+    ],
+)
+def test_animation_html_refuses_bad_options(options, error, match):
+    # The options are checked before the animation is touched (none is needed here).
+    arguments = {"name": "demo", "alt": "nothing"} | options
+    with pytest.raises(error, match=match):
+        plotting.animation_html(object(), **arguments)

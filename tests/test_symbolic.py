@@ -163,3 +163,15 @@ def test_stacked_latex_puts_each_side_on_its_own_line():
     assert identity.latex(stacked=False) == identity.latex()
     with pytest.raises(TypeError, match="stacked"):
         identity.latex(stacked="yes")
+
+
+def test_stacked_latex_folds_function_brackets_only_where_unambiguous():
+    k, omega, p, q = sp.symbols("k omega p q")
+    identity = sym.VerifiedIdentity(
+        "fold", (sp.Eq(sp.cos(k * omega), sp.cos(p - q), evaluate=False),)
+    )
+    assert identity.latex(stacked=True).split("\n")[1:3] == [
+        "& {\\cos {k \\omega}} \\\\",
+        "&\\quad = {\\cos{\\left(p - q \\right)}}",  # p - q keeps its brackets
+    ]
+    assert "\\cos{\\left(k \\omega \\right)}" in identity.latex()
