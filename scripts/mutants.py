@@ -1399,6 +1399,24 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
+        "    html = html.replace(uid, name)\n",
+        "",
+        "animation_html: the random player id kept",
+    ),
+    M(
+        "plotting.py",
+        '    html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)\n',
+        "",
+        "animation_html: the CDN link kept",
+    ),
+    M(
+        "plotting.py",
+        'return html + (_AUTOPLAY % {"name": name} if autoplay else "")',
+        'return html + _AUTOPLAY % {"name": name}',
+        "animation_html: autoplay always on",
+    ),
+    M(
+        "plotting.py",
         '"xtick.labelsize": MIN_FONT_SIZE,',
         '"xtick.labelsize": "small",',
         "style: tick labels below the minimum size",
