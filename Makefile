@@ -11,13 +11,18 @@ JB := $(BIN)/jupyter-book build . -W -n --keep-going
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
 .PHONY: book test lint unit twins twins-check notebooks nbval portability book-strict browser \
-	lock clean
+	pdf pdf-check lock clean
 
+# With TeX installed, the book is built with its PDF (make pdf), which the HTML build
+# then serves in _build/html/_downloads/; without TeX, without it (its link is plain text).
 book: $(STAMP)
+	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null; then \
+		$(MAKE) --no-print-directory pdf; \
+	else echo "No TeX: building the book without its PDF (make pdf needs: $(TEX_PACKAGES))"; fi
 	$(JB)
 	@echo "Open _build/html/index.html in a browser."
 
-test: lint unit twins-check notebooks book-strict browser
+test: lint unit twins-check notebooks pdf book-strict browser pdf-check
 	@echo "make test: all checks passed"
 
 # The native nbval run and the portability run side by side, one per core.
@@ -59,6 +64,27 @@ book-strict: $(STAMP)
 browser: $(STAMP)
 	test -d _build/html || $(JB)
 	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py
+
+# The whole book as one PDF, _build/pdf/sinpe-book.pdf, through LaTeX (Jupyter Book's
+# pdflatex builder: sphinx-jupyterbook-latex, which typesets with xelatex). Needs Debian's
+# $(TEX_PACKAGES). The LaTeX class asks for bbm.sty, which Debian ships only in
+# texlive-fonts-extra (1.4 GB): _config.yml copies a stand-in, book/_latex/bbm.sty.
+TEX_PACKAGES := texlive-xetex latexmk texlive-latex-extra texlive-latex-recommended \
+	texlive-fonts-recommended fonts-freefont-otf
+PDF := _build/pdf/sinpe-book.pdf
+
+pdf: $(STAMP)
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
+		{ echo "make pdf needs TeX: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
+	$(JB) --builder pdflatex
+	mkdir -p $(dir $(PDF))
+	cp _build/latex/sinpe-book.pdf $(PDF)
+	@echo "The book as a PDF: $(PDF)"
+
+# The PDF's text (pdftotext, Debian's poppler-utils): title, chapters, a theorem, references.
+pdf-check: $(STAMP)
+	test -f $(PDF) || $(MAKE) --no-print-directory pdf
+	$(BIN)/python -m pytest -p no:cacheprovider -m pdf tests/test_pdf.py
 
 # Mutation testing (scripts/mutants.py, CONTRIBUTING.md): slow, not part of `make test`.
 .PHONY: mutants

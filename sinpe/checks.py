@@ -1082,7 +1082,7 @@ _GALLERY = (
     ),
 )
 
-#: The bugs collected from real code, by name: :func:`buggy_table` builds each.
+#: The bugs collected from real code, by name; :func:`buggy_table` builds each.
 BUGGY_TABLES: dict[str, BuggyTable] = {bug.name: bug for bug in _GALLERY}
 
 

@@ -4,8 +4,8 @@ Implementations that all say "sinusoidal positional encoding" disagree on the
 frequency spacing, the order of the columns, where positions start, and what
 happens at odd widths. Loading weights trained with one convention into code
 that uses another gives silently wrong numbers. This module reproduces each
-convention exactly, behind one entry point, :func:`encode`, with the source of
-every rule in :data:`CONVENTIONS`.
+convention exactly, behind one entry point, :func:`~sinpe.encode`, with the source of
+every rule in :data:`~sinpe.CONVENTIONS`.
 
 Spacings (``n = d_model // 2`` frequencies, ``k = 0 .. n - 1``):
 
@@ -105,6 +105,7 @@ class Convention:
     float32_tolerance: float = 0.0
 
 
+#: Every convention :func:`encode` reproduces, by name (``"paper"``, ``"fairseq"``, ...).
 CONVENTIONS: dict[str, Convention] = {
     convention.name: convention
     for convention in (

@@ -9,18 +9,19 @@ frequencies ``w_i = C**(-2 i / d)``, ``i = 0, ..., d/2 - 1``::
 
 Everything is computed in float64 and cast to the requested dtype only at the
 end. **The tables are the same bits on every machine**: the frequencies are
-correctly rounded (see :func:`frequencies`), the sines and cosines come from
+correctly rounded (see :func:`~sinpe.frequencies`), the sines and cosines come from
 ``sinpe._trig.sincos`` (fdlibm's algorithm from IEEE-754 additions, subtractions
 and multiplications only, each one NumPy call, so nothing is fused into an FMA;
 within 1 ULP of the exact value, 0.771 at worst as measured by
-``benchmarks/trig.py --accuracy``), and :func:`table` adds angles with separate
+``benchmarks/trig.py --accuracy``), and :func:`~sinpe.table` adds angles with separate
 real products and sums. This assumes IEEE-754 binary64 with round-to-nearest and
 no flush-to-zero, as every platform NumPy supports provides; it does not depend on
 the libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). There is
 no ``np.sin`` path: the deterministic one is about as fast. NumPy is the only
 dependency of this module.
-Its public functions are also available from the top-level namespace
-(``sinpe.positional_encoding`` is :func:`positional_encoding`).
+Its public functions are also available from the top-level namespace, and are
+documented under those names (``sinpe.core.positional_encoding`` is
+:func:`sinpe.positional_encoding`).
 
 Used in: chapter 1 (The definition), chapter 2 (Shifting a position is a rotation),
 chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and what the

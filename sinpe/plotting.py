@@ -49,11 +49,11 @@ COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0
 #: The colour map of every heatmap, perceptually uniform and readable in greyscale.
 SEQUENTIAL = "cividis"
 
-#: Widest figure of the book in inches: at 100 CSS px per inch it fits the text column
+#: Widest figure of the book in inches; at 100 CSS px per inch it fits the text column
 #: of the book's pages (about 700 px at 1280 px), so no figure is shown shrunk there.
 MAX_WIDTH = 7.0
 
-#: Smallest font size of the style in points: 10 pt at 100 dpi is 14 CSS px, so figure
+#: Smallest font size of the style in points; 10 pt at 100 dpi is 14 CSS px, so figure
 #: text stays above 10 CSS px even when a figure is shown at 70 % of its size.
 MIN_FONT_SIZE = 10.0
 
@@ -302,8 +302,9 @@ def animation_html(
     * each frame is re-encoded with ``colors`` colours (Pillow's maximum-coverage
       palette), about a quarter of the bytes of a full-colour PNG;
     * the frames are shown ``width`` CSS px wide with ``alt`` as their text
-      alternative, and the link to Font Awesome's CDN is dropped (the page has its
-      own icons; nothing is fetched from the network);
+      alternative, the frame slider is labelled for screen readers, and the link to
+      Font Awesome's CDN is dropped (the page has its own icons; nothing is fetched
+      from the network);
     * with ``autoplay``, it starts once it scrolls into view, unless the reader's
       system asks for reduced motion.
 
@@ -382,4 +383,5 @@ def animation_html(
         f'<img id="_anim_img{name}" width="{width}" alt="{safe_alt}">',
     )
     html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
+    html = html.replace('class="anim-slider"', 'class="anim-slider" aria-label="frame"')
     return html + (_AUTOPLAY % {"name": name} if autoplay else "")

@@ -65,7 +65,7 @@ __all__ = [
     "yarn_temperature",
 ]
 
-#: RoPE layouts: the table layouts of :data:`sinpe.LAYOUTS`.
+#: The RoPE layouts, which are the table layouts of :data:`sinpe.LAYOUTS`.
 ROPE_LAYOUTS = ("interleaved", "concat")
 #: Other spellings accepted for a RoPE layout (``"half"``: Hugging Face's rotate_half).
 LAYOUT_ALIASES = {"half": "concat"}

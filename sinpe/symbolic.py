@@ -65,8 +65,9 @@ __all__ = [
 #: The position ``p``, a second position ``q``, the shift ``k`` and a free angle ``x``.
 position, other_position, shift, second_shift = sp.symbols("p q k j", real=True)
 angle = sp.Symbol("x", real=True)
-#: The base ``C`` (10000 in the paper) and a generic angular frequency ``omega``.
+#: The base ``C`` (10000 in the paper).
 base = sp.Symbol("C", positive=True)
+#: A generic angular frequency ``omega``.
 omega = sp.Symbol("omega", positive=True)
 
 Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]

@@ -20,6 +20,8 @@ from sinpe._validation import check_count, check_entries, check_instance
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
 
+#: A task as :func:`~sinpe.experiments.train` calls it, ``task(rng, batch, length, vocab)``,
+#: returning a batch of inputs and its targets.
 Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
 
 
@@ -44,7 +46,7 @@ def reversal_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
 
-    A task for :func:`train`: the target at position ``t`` depends on the token
+    A task for :func:`~sinpe.experiments.train`: the target at position ``t`` depends on the token
     at another position, so a model that cannot see positions cannot learn it
     beyond :func:`reversal_ceiling`.
 
@@ -90,7 +92,7 @@ def previous_token_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
 
-    A task for :func:`train` that depends only on the offset between positions.
+    A task for :func:`~sinpe.experiments.train` that depends only on the offset between positions.
 
     Parameters
     ----------
@@ -144,8 +146,8 @@ def _partitions(total: int, parts: int, largest: int):
             yield (first, *rest)
 
 
-#: Longest sequence :func:`reversal_ceiling` sums over exactly: the 147,273
-#: partitions of 48 take a few seconds, and their number grows like exp(pi sqrt(2n/3)).
+#: Longest sequence :func:`reversal_ceiling` sums over exactly (the 147,273
+#: partitions of 48 take a few seconds; their number grows like exp(pi sqrt(2n/3))).
 MAX_CEILING_LENGTH = 48
 
 

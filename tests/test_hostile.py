@@ -94,6 +94,8 @@ SKIP = {
     "sinpe.nn.AttentionCache": "result record of MultiHeadAttention.forward",
     # Plotting functions draw on Matplotlib axes; they take no numbers to validate
     # beyond what Matplotlib itself checks.
+    "sinpe.plotting.animation_html": "renders a Matplotlib animation; its options go "
+    "through _validation and each refusal is tested in tests/test_plotting.py",
     "sinpe.plotting.figure": "draws (Matplotlib)",
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
     "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",

@@ -74,6 +74,7 @@ def test_animation_html_is_reproducible_offline_and_accessible():
     assert 'alt="a &quot;line&quot; &lt;tilting>"' in first and 'width="700"' in first
     assert "font-awesome" not in first and "https://" not in first  # nothing fetched
     assert "prefers-reduced-motion" in first
+    assert 'class="anim-slider" aria-label="frame"' in first  # axe: a labelled control
     frames = re.findall(r"data:image/png;base64,([\w+/=\\\n]+)", first)
     assert len(frames) == 3
     for data in frames:

@@ -233,3 +233,52 @@ def test_references_are_labelled_as_the_text_cites_them(site):
     full = [text for text in cited if re.search(r", \d{4}", text)]  # "[Vaswani et al., 2017]"
     assert len(full) >= 5, cited
     assert set(full) <= set(labels), sorted(set(full) - set(labels))
+
+
+def test_no_serious_accessibility_findings(site, context):
+    """axe-core (bundled, offline) on every page: no serious or critical finding."""
+    problems = []
+    with site_check.serve(site) as base:
+        for relative in site_check.pages(site):
+            page = context.new_page()
+            page.goto(base + relative.as_posix(), wait_until="load")
+            page.evaluate("() => window.MathJax && MathJax.startup.promise")
+            problems += [f"{relative}: {p}" for p in site_check.accessibility_problems(page)]
+            page.close()
+    assert problems == []
+
+
+def test_the_audit_finds_low_contrast_and_an_unlabelled_control(context, tmp_path):
+    (tmp_path / "bad.html").write_text(
+        '<!DOCTYPE html><html lang="en"><head><title>bad</title></head><body><main>'
+        '<p style="color: #999; background: #fff">grey on white</p>'
+        '<input type="range"></main></body></html>'
+    )
+    (tmp_path / "good.html").write_text(
+        '<!DOCTYPE html><html lang="en"><head><title>good</title></head><body><main>'
+        '<p>black on white</p><input type="range" aria-label="frame"></main></body></html>'
+    )
+    with site_check.serve(tmp_path) as base:
+        found = {}
+        for name in ("bad", "good"):
+            page = context.new_page()
+            page.goto(base + f"{name}.html", wait_until="load")
+            found[name] = site_check.accessibility_problems(page)
+            page.close()
+    assert any("color-contrast" in problem for problem in found["bad"]), found
+    assert any("label" in problem for problem in found["bad"]), found
+    assert found["good"] == []
+
+
+def test_copy_buttons_copy_code_not_outputs_or_prompts(site, context):
+    with site_check.serve(site) as base:
+        page = context.new_page()
+        page.goto(base + "book/ch01_definition.html", wait_until="load")
+        page.wait_for_selector("button.copybtn", state="attached")
+        on_code = page.locator(".cell_input button.copybtn").count()
+        on_outputs = page.locator(".cell_output button.copybtn").count()
+        page.close()
+    assert on_code > 5 and on_outputs == 0
+    script = (site / "_static" / "copybutton.js").read_text()
+    assert "div:not(.output) > div.highlight pre" in script
+    assert r"'>>> |\\.\\.\\. |\\$ ', true" in script  # prompts (regex) are not copied

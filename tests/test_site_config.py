@@ -34,3 +34,23 @@ def test_mathjax_is_served_locally(root):
     config = _config(root)["sphinx"]["config"]
     assert not config["mathjax_path"].startswith(("http:", "https:", "//"))
     assert "sphinx_thebe" not in config["extensions"]
+
+
+def test_scheduled_workflows_keep_the_notebooks_and_links_checked(root):
+    """Issue 19: a weekly run on the newest releases and newer Pythons, and a link check."""
+    import yaml
+
+    scheduled = yaml.safe_load((root / ".github" / "workflows" / "scheduled.yml").read_text())
+    triggers = scheduled[True]  # YAML 1.1 reads the key "on" as True
+    assert triggers["schedule"][0]["cron"] and "workflow_dispatch" in triggers
+    assert scheduled["jobs"]["locked"]["steps"][-1]["run"].startswith(".ci/run")
+    newest = scheduled["jobs"]["newest"]
+    assert {"3.12", "3.13"} <= set(newest["strategy"]["matrix"]["python-version"])
+    commands = " ".join(step.get("run", "") for step in newest["steps"])
+    assert "--nbval-lax" in commands and "--upgrade -r /tmp/newest.in" in commands
+    chapters = sorted(path.name for path in (root / "book").glob("ch*.ipynb"))
+    assert all(f"book/{name}" in commands for name in chapters)
+    links = yaml.safe_load((root / ".github" / "workflows" / "links.yml").read_text())
+    link_commands = " ".join(step.get("run", "") for step in links["jobs"]["links"]["steps"])
+    assert links[True]["schedule"] and "--check-links" in link_commands
+    assert "check-links" not in (root / "Makefile").read_text()  # offline make test

@@ -9,17 +9,34 @@
 * Chapters are built from their executed ``.ipynb`` twins; the MyST ``.md`` each
   twin was generated from is copied next to the ``.ipynb`` under ``_sources`` and
   offered in the page's download menu.
+* Downloads for the reader in ``_downloads/``: the book as one PDF (``make pdf``),
+  copied when it has been built, and the notebooks as two zips
+  (``scripts/notebook_zips.py``), written at every HTML build. The role
+  ``{book-download}`text <file>``` links one of them, and is plain text where the
+  file is not there (a build without TeX has no PDF), so no link is ever dead.
+* In the PDF, an animation (``sinpe.plotting.animation_html``, which LaTeX cannot
+  play) shows its last frame, instead of ``<IPython.core.display.HTML object>``.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 
+from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+from sphinx.util.nodes import split_explicit_title
+from sphinx.util.osutil import relative_uri
+
+logger = logging.getLogger(__name__)
 
 #: Parts of MathJax's es5 distribution that tex-chtml.js loads on demand.
 MATHJAX_PARTS = ("tex-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors")
@@ -128,9 +145,163 @@ def add_static_files(app):
     app.add_css_file("book.css")
 
 
+#: Where the HTML build serves the reader's downloads.
+DOWNLOADS = "_downloads"
+#: The PDF of `make pdf`: ``latex.latex_documents.targetname`` in _config.yml, copied by
+#: the Makefile to _build/pdf/ (beside _build/html/).
+PDF = "sinpe-book.pdf"
+
+
+def _notebook_zips(app):
+    """The module scripts/notebook_zips.py."""
+    path = Path(app.confdir) / "scripts" / "notebook_zips.py"
+    spec = importlib.util.spec_from_file_location("notebook_zips", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def publish_downloads(app) -> None:
+    """Put the PDF (when built) and the notebook zips into ``_downloads/``, before any
+    page is written: :class:`ResolveBookDownloads` links only the files that are there."""
+    if app.builder.format != "html":
+        return
+    target = Path(app.outdir) / DOWNLOADS
+    target.mkdir(parents=True, exist_ok=True)
+    pdf = Path(app.outdir).parent / "pdf" / PDF
+    if pdf.is_file():
+        shutil.copy2(pdf, target / PDF)
+    else:  # no stale copy: the PDF is served only while _build/pdf has it
+        (target / PDF).unlink(missing_ok=True)
+        logger.info(f"{PDF} is not built (`make pdf`): the book does not link it")
+    zips = _notebook_zips(app)
+    zips.write_zips(target, Path(app.srcdir) / "book")
+
+
+class book_download(nodes.inline):
+    """A link to a file of ``_downloads/``; resolved by :class:`ResolveBookDownloads`."""
+
+
+def book_download_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{book-download}`the book as a PDF <sinpe-book.pdf>```: a file of _downloads/."""
+    _, title, filename = split_explicit_title(text)
+    env = inliner.document.settings.env
+    env.book_download_docs = getattr(env, "book_download_docs", set()) | {env.docname}
+    node = book_download(rawtext, title, filename=filename)
+    return [node], []
+
+
+class ResolveBookDownloads(SphinxPostTransform):
+    """A link where the HTML build serves the file, plain text anywhere else."""
+
+    default_priority = 10
+
+    def run(self, **kwargs) -> None:
+        builder = self.app.builder
+        for node in list(self.document.findall(book_download)):
+            filename, text = node["filename"], node.astext()
+            served = Path(self.app.outdir) / DOWNLOADS / filename
+            if builder.format == "html" and served.is_file():
+                uri = relative_uri(
+                    builder.get_target_uri(self.env.docname), f"{DOWNLOADS}/{filename}"
+                )
+                link = nodes.reference("", text, refuri=uri, internal=True, classes=["download"])
+                node.replace_self(link)
+            else:
+                node.replace_self(nodes.inline(text, text))
+
+
+def purge_book_downloads(app, env, docname) -> None:
+    getattr(env, "book_download_docs", set()).discard(docname)
+
+
+def merge_book_downloads(app, env, docnames, other) -> None:
+    env.book_download_docs = getattr(env, "book_download_docs", set()) | (
+        getattr(other, "book_download_docs", set()) & set(docnames)
+    )
+
+
+def rewrite_book_downloads(app, env, added, changed, removed) -> list[str]:
+    """Pages with a download link are written at every build: the PDF may come or go."""
+    return sorted(getattr(env, "book_download_docs", set()) - set(removed))
+
+
+#: A frame of Matplotlib's ``to_jshtml`` player: ``frames[23] = "data:image/png;base64,..."``.
+ANIMATION_FRAME = re.compile(r'frames\[(\d+)\] = "data:image/png;base64,([A-Za-z0-9+/=]+)"')
+ANIMATION_ALT = re.compile(r'<img id="_anim_img\w*"[^>]*? alt="([^"]*)"')
+
+
+class AnimationStill(SphinxPostTransform):
+    """In the PDF, an animation's output is its last frame and a note.
+
+    The LaTeX builder cannot show the player (``text/html``), so myst-nb would fall back
+    to the output's ``text/plain``, ``<IPython.core.display.HTML object>``. Runs before
+    myst-nb's ``SelectMimeType`` (priority 4) picks the MIME type of each output.
+    """
+
+    default_priority = 3
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for bundle in list(self.document.findall(nodes.container)):
+            if bundle.get("nb_element") != "mime_bundle":
+                continue
+            html = "".join(
+                raw.astext()
+                for child in bundle.children
+                if child.get("mime_type") == "text/html"
+                for raw in child.findall(nodes.raw)
+            )
+            frames = ANIMATION_FRAME.findall(html)
+            if not frames:
+                continue
+            png = base64.b64decode(max(frames, key=lambda frame: int(frame[0]))[1])
+            filename = f"animation-{hashlib.sha256(png).hexdigest()[:16]}.png"
+            (Path(self.app.outdir) / filename).write_bytes(png)
+            alt = ANIMATION_ALT.search(html)
+            image = nodes.image(
+                uri=filename,
+                candidates={"*": filename},
+                alt=alt.group(1) if alt else "the last frame of an animation",
+                width="100%",
+            )
+            note = nodes.paragraph(
+                "",
+                "",
+                nodes.emphasis(
+                    text="An animation in the HTML version of the book; here, its last frame."
+                ),
+            )
+            bundle.replace_self([nodes.paragraph("", "", image), note])
+
+
+def accessible_citations(app, pagename, templatename, context, doctree) -> None:
+    """Drop the ARIA roles docutils gives the reference list.
+
+    docutils marks the list ``role="list"`` and each entry with the deprecated
+    ``doc-biblioentry`` role, whose children axe then reports as not allowed in a list
+    (a critical finding): without the roles it is an ordinary group of entries.
+    """
+    body = context.get("body", "")
+    if "citation-list" in body:
+        body = body.replace(
+            '<div role="list" class="citation-list">', '<div class="citation-list">'
+        )
+        context["body"] = body.replace(' role="doc-biblioentry"', "")
+
+
 def setup(app):
     app.connect("builder-inited", add_static_files)
+    app.connect("builder-inited", publish_downloads)
+    app.add_node(book_download)
+    app.add_role("book-download", book_download_role)
+    app.add_post_transform(ResolveBookDownloads)
+    app.add_post_transform(AnimationStill)
+    app.connect("env-purge-doc", purge_book_downloads)
+    app.connect("env-merge-info", merge_book_downloads)
+    app.connect("env-get-outdated", rewrite_book_downloads)
     app.connect("html-page-context", add_markdown_download, priority=600)
+    app.connect("html-page-context", accessible_citations)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_markdown_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,76 @@
+"""The notebook downloads of the book (scripts/notebook_zips.py): complete, fresh, reproducible."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zipfile
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def notebook_zips(root):
+    path = root / "scripts" / "notebook_zips.py"
+    spec = importlib.util.spec_from_file_location("notebook_zips", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def built(notebook_zips, tmp_path_factory):
+    target = tmp_path_factory.mktemp("downloads")
+    executed, fresh = notebook_zips.write_zips(target)
+    return executed, fresh
+
+
+def _notebooks(path):
+    with zipfile.ZipFile(path) as archive:
+        assert archive.testzip() is None
+        return {name: json.loads(archive.read(name)) for name in archive.namelist()}
+
+
+def test_both_zips_hold_every_notebook_of_the_book(root, built):
+    chapters = sorted(path.name for path in (root / "book").glob("*.ipynb"))
+    assert len([name for name in chapters if name.startswith("ch")]) >= 7
+    for path in built:
+        assert sorted(_notebooks(path)) == [f"sinpe-notebooks/{name}" for name in chapters]
+
+
+def test_the_executed_zip_is_the_book_s_notebooks_byte_for_byte(root, built):
+    with zipfile.ZipFile(built[0]) as archive:
+        for name in archive.namelist():
+            source = root / "book" / name.removeprefix("sinpe-notebooks/")
+            assert archive.read(name) == source.read_bytes(), name
+
+
+def test_the_fresh_zip_has_no_outputs_and_the_same_cells(root, built):
+    executed, fresh = _notebooks(built[0]), _notebooks(built[1])
+    outputs = 0
+    for name, notebook in fresh.items():
+        original = executed[name]
+        assert [cell["source"] for cell in notebook["cells"]] == [
+            cell["source"] for cell in original["cells"]
+        ]
+        for cell, before in zip(notebook["cells"], original["cells"], strict=True):
+            assert cell.get("metadata") == before.get("metadata")
+            if cell["cell_type"] == "code":
+                outputs += len(before["outputs"])
+                assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert outputs > 100  # the executed ones do have outputs
+
+
+def test_the_zips_are_the_same_bytes_when_built_again(notebook_zips, built, tmp_path):
+    again = notebook_zips.write_zips(tmp_path)
+    for first, second in zip(built, again, strict=True):
+        assert first.name == second.name
+        assert first.read_bytes() == second.read_bytes()
+    with zipfile.ZipFile(again[0]) as archive:
+        assert {entry.date_time for entry in archive.infolist()} == {notebook_zips.TIMESTAMP}
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(path.name for path in again)
+
+
+def test_a_book_without_notebooks_is_an_error(notebook_zips, tmp_path):
+    with pytest.raises(FileNotFoundError, match="make twins"):
+        notebook_zips.write_zips(tmp_path / "out", book=tmp_path)
