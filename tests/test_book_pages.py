@@ -202,3 +202,24 @@ def test_no_chapter_asks_for_small_figure_text(root):
     assert small_text("plotting.figure(ncols=3, width=9.0)") == [
         "plotting.figure(ncols=3, width=9.0"
     ]
+
+
+PREDICT = re.compile(
+    r":::\{admonition\} Predict, then run\n:class: tip\n.*?:::\n(.*?):::\{admonition\} Answer\n"
+    r":class: dropdown\n",
+    re.S,
+)
+
+
+def predictions(markdown: str) -> int:
+    """Predict-then-reveal questions: a question box, then (after the cell) its answer."""
+    return len(PREDICT.findall(markdown))
+
+
+def test_every_chapter_asks_the_reader_to_predict(root):
+    counts = {path.stem: predictions(path.read_text()) for path in (root / "book").glob("ch0*.md")}
+    assert len(counts) >= 7 and min(counts.values()) >= 1, counts
+    assert sum(counts.values()) >= 10, counts
+    question = ":::{admonition} Predict, then run\n:class: tip\n\nWhich?\n:::\n\ncell\n\n"
+    assert predictions(question + ":::{admonition} Answer\n:class: dropdown\n\nThis.\n:::\n") == 1
+    assert predictions(question) == 0  # a question without its answer does not count
