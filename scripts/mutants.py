@@ -85,6 +85,7 @@ TESTS = {
     "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
     "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
     "plotting.py": ["tests/test_plotting.py", ORACLES],
+    "images.py": ["tests/test_images.py"],
 }
 KILLERS = "tests/test_mutants_killed.py"
 TIMEOUT = 600  # seconds per mutant; a mutant that hangs the tests counts as killed
@@ -1528,6 +1529,24 @@ MUTANTS: list[Mutant] = [
         'n_heads = int(arrays["n_heads"])',
         "n_heads = 2",
         "recorded_layers: n_heads not read from the record",
+    ),
+    M(
+        "images.py",
+        'first, second = (col_index, row_index) if order == "column" else (row_index, col_index)',
+        'first, second = (row_index, col_index) if order == "column" else (col_index, row_index)',
+        "sincos_2d: row and column halves swapped (MAE's column-first order lost)",
+    ),
+    M(
+        "images.py",
+        "omega = frequencies(half, base=base)",
+        "omega = frequencies(total, base=base)[: half // 2]",
+        "sincos_2d: frequencies of the full width instead of the half",
+    ),
+    M(
+        "images.py",
+        "row_index = np.repeat(np.arange(rows, dtype=np.float64), cols)",
+        "row_index = np.tile(np.arange(rows, dtype=np.float64), cols)",
+        "sincos_2d: rows not in raster order",
     ),
 ]
 

@@ -54,6 +54,7 @@ SUBMODULES = (
     "experiments",
     "fourier",
     "geometry",
+    "images",
     "nn",
     "numerics",
     "plotting",

@@ -44,6 +44,7 @@ from sinpe import (
     experiments,
     fourier,
     geometry,
+    images,
     nn,
     numerics,
     pytorch_record,
@@ -57,6 +58,7 @@ MODULES = (
     "sinpe.core",
     "sinpe.conventions",
     "sinpe.geometry",
+    "sinpe.images",
     "sinpe.numerics",
     "sinpe.binary",
     "sinpe.fourier",
@@ -281,6 +283,19 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.fourier.psnr": Case(
         fourier.psnr, lambda: dict(prediction=np.full(4, 0.5), target=np.full(4, 0.25))
+    ),
+    # sinpe.images
+    "sinpe.images.sincos_2d": Case(
+        images.sincos_2d,
+        lambda: dict(
+            height=3,
+            width=4,
+            d_model=8,
+            base=1e4,
+            first_half="column",
+            cls_token=False,
+            dtype=F64,
+        ),
     ),
     # sinpe.rope
     "sinpe.rope.apply_rope": Case(

@@ -275,19 +275,35 @@ class AnimationStill(SphinxPostTransform):
             bundle.replace_self([nodes.paragraph("", "", image), note])
 
 
-def accessible_citations(app, pagename, templatename, context, doctree) -> None:
-    """Drop the ARIA roles docutils gives the reference list.
+_SIGNATURE_LIST = re.compile(
+    r'(<span class="sig-paren">\(</span>\s*)<dl>(.*?)</dl>(\s*<span class="sig-paren">\))', re.S
+)
 
-    docutils marks the list ``role="list"`` and each entry with the deprecated
-    ``doc-biblioentry`` role, whose children axe then reports as not allowed in a list
-    (a critical finding): without the roles it is an ordinary group of entries.
+
+def _signature_lines(match: re.Match) -> str:
+    lines = match[2].replace("<dd>", '<div class="sig-param-line">').replace("</dd>", "</div>")
+    return f'{match[1]}<div class="sig-params">{lines}</div>{match[3]}'
+
+
+def accessible_markup(app, pagename, templatename, context, doctree) -> None:
+    """Fix two pieces of generated markup that the axe audit reports as serious.
+
+    * docutils marks the reference list ``role="list"`` and each entry with the
+      deprecated ``doc-biblioentry`` role, whose children axe then reports as not
+      allowed in a list: without the roles it is an ordinary group of entries.
+    * Sphinx writes a signature broken over lines (``python_maximum_signature_line_length``,
+      so that signatures fit a phone) as a ``<dl>`` of ``<dd>`` without ``<dt>``
+      inside the signature's ``<dt>``: the same lines as ``<div>`` elements.
     """
     body = context.get("body", "")
     if "citation-list" in body:
         body = body.replace(
             '<div role="list" class="citation-list">', '<div class="citation-list">'
         )
-        context["body"] = body.replace(' role="doc-biblioentry"', "")
+        body = body.replace(' role="doc-biblioentry"', "")
+    if 'class="sig-paren"' in body:
+        body = _SIGNATURE_LIST.sub(_signature_lines, body)
+    context["body"] = body
 
 
 def setup(app):
@@ -301,7 +317,7 @@ def setup(app):
     app.connect("env-merge-info", merge_book_downloads)
     app.connect("env-get-outdated", rewrite_book_downloads)
     app.connect("html-page-context", add_markdown_download, priority=600)
-    app.connect("html-page-context", accessible_citations)
+    app.connect("html-page-context", accessible_markup)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_markdown_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
