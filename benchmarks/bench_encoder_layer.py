@@ -15,11 +15,10 @@ batch 32, length 128, d_model 256, 8 heads, d_ff 1024: at most 2).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 import numpy as np
-from timing import best_time, machine_info
+from timing import best_time, machine_info, write_results
 
 from sinpe import nn
 
@@ -114,10 +113,7 @@ def main() -> None:
             if torch_rows:
                 line += f" {1e3 * torch_rows[name]:>9.1f} {seconds / torch_rows[name]:>6.2f}"
             print(line, flush=True)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"machine": machine, "rows": rows}, handle, indent=1)
-        print(f"wrote {args.json}")
+    write_results(args.json, machine, rows)
 
 
 if __name__ == "__main__":

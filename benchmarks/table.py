@@ -21,11 +21,10 @@ printed from the same run.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 import numpy as np
-from timing import best_time, machine_info
+from timing import best_time, machine_info, write_results
 
 import sinpe
 
@@ -97,10 +96,7 @@ def main() -> None:
                     f"{row['speedup_vs_np_sin']:>8.2f}x {row['ratio_to_fill']:>7.2f}x",
                     flush=True,
                 )
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"machine": machine, "rows": rows}, handle, indent=1)
-        print(f"wrote {args.json}")
+    write_results(args.json, machine, rows)
 
 
 if __name__ == "__main__":

@@ -33,12 +33,11 @@ nearest to ``k pi/2`` and their two neighbours for every ``k <= 2**20`` and for
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 
 import numpy as np
-from timing import best_time, machine_info
+from timing import best_time, machine_info, write_results
 
 import sinpe
 from sinpe._trig import MEDIUM_LIMIT, WIDE_LIMIT, sincos
@@ -146,10 +145,7 @@ def main() -> None:
         accuracy()
         return
     rows = timings(args.repeats)
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"machine": machine, "rows": rows}, handle, indent=1)
-        print(f"wrote {args.json}")
+    write_results(args.json, machine, rows)
 
 
 if __name__ == "__main__":
