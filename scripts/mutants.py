@@ -1532,20 +1532,21 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "images.py",
-        'first, second = (col_index, row_index) if order == "column" else (row_index, col_index)',
-        'first, second = (row_index, col_index) if order == "column" else (col_index, row_index)',
+        'first, second = (col_part, row_part) if order == "column" else (row_part, col_part)',
+        'first, second = (row_part, col_part) if order == "column" else (col_part, row_part)',
         "sincos_2d: row and column halves swapped (MAE's column-first order lost)",
     ),
     M(
         "images.py",
-        "omega = frequencies(half, base=base)",
-        "omega = frequencies(total, base=base)[: half // 2]",
+        'by_row = positional_encoding(np.arange(rows), half, base=base, layout="concat")',
+        'by_row = positional_encoding(np.arange(rows), total, base=base, layout="concat")'
+        "[:, np.r_[: half // 2, total // 2 : total // 2 + half // 2]]",
         "sincos_2d: frequencies of the full width instead of the half",
     ),
     M(
         "images.py",
-        "row_index = np.repeat(np.arange(rows, dtype=np.float64), cols)",
-        "row_index = np.tile(np.arange(rows, dtype=np.float64), cols)",
+        "row_part = np.repeat(by_row, cols, axis=0)",
+        "row_part = np.tile(by_row, (cols, 1))",
         "sincos_2d: rows not in raster order",
     ),
 ]

@@ -5,8 +5,8 @@ image into a grid of patches and give each patch a fixed 2-D position embedding:
 of the channels encode one grid coordinate with a 1-D sine-cosine embedding, the
 other half the other coordinate. :func:`sincos_2d` builds that table as MAE's
 reference code does (``facebookresearch/mae``, ``util/pos_embed.py``,
-``get_2d_sincos_pos_embed``), with the deterministic sine of ``sinpe._trig``, so
-the table is the same bits on every machine.
+``get_2d_sincos_pos_embed``), each half a table of
+:func:`sinpe.positional_encoding`, so the table is the same bits on every machine.
 
 Used in: chapter 8 (Beyond sequences, and the kernel view).
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._trig import sincos
 from sinpe._validation import (
     check_choice,
     check_count,
@@ -26,7 +25,7 @@ from sinpe._validation import (
     check_flag,
     warn_if_unresolvable,
 )
-from sinpe.core import frequencies
+from sinpe.core import positional_encoding
 
 __all__ = ["FIRST_HALVES", "sincos_2d"]
 
@@ -144,14 +143,15 @@ def sincos_2d(
     out_dtype = check_dtype(dtype)
     check_entries((rows * cols + with_cls, total), what="the embedding")
     half = total // 2
-    omega = frequencies(half, base=base)  # base ** (-2i / D), correctly rounded
-    row_index = np.repeat(np.arange(rows, dtype=np.float64), cols)  # r of row r*W + c
-    col_index = np.tile(np.arange(cols, dtype=np.float64), rows)  # c of row r*W + c
-    first, second = (col_index, row_index) if order == "column" else (row_index, col_index)
+    # Each half is the 1-D table of one coordinate in the concat layout (all sines, then
+    # all cosines), so the same bits as sinpe.positional_encoding on every machine.
+    by_row = positional_encoding(np.arange(rows), half, base=base, layout="concat")
+    by_col = positional_encoding(np.arange(cols), half, base=base, layout="concat")
+    row_part = np.repeat(by_row, cols, axis=0)  # row r * width + c: coordinate r
+    col_part = np.tile(by_col, (rows, 1))  # ... and coordinate c
+    first, second = (col_part, row_part) if order == "column" else (row_part, col_part)
     table = np.zeros((with_cls + rows * cols, total), dtype=np.float64)
-    for start, coords in ((0, first), (half, second)):
-        sines, cosines = sincos(coords[:, np.newaxis] * omega)  # the same bits everywhere
-        table[with_cls:, start : start + omega.size] = sines
-        table[with_cls:, start + omega.size : start + half] = cosines
+    table[with_cls:, :half] = first
+    table[with_cls:, half:] = second
     warn_if_unresolvable(np.array([rows - 1.0, cols - 1.0]), out_dtype)
     return table.astype(out_dtype, copy=False)
