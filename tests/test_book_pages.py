@@ -22,6 +22,7 @@ import re
 import struct
 from pathlib import Path
 
+import jupytext
 import pytest
 
 from sinpe import plotting
@@ -32,24 +33,23 @@ CODE_COLUMNS = 80
 #: Widest figure in CSS px: the text column at 1280 px (about 700 px) plus a margin.
 FIGURE_CSS_WIDTH = 740
 
-CELL = re.compile(r"```\{code-cell\} ipython3\n((?::[^\n]*\n)*)\n?(.*?)\n```\n", re.S)
 HIDDEN = ("remove-input", "remove-cell")
 
 
 def visible_code(markdown: str, *, folded: bool = True) -> list[str]:
-    """Source of each code cell whose input a reader sees (YAML header stripped).
+    """Source of each code cell whose input a reader sees (read as jupytext reads it).
 
     With ``folded=False``, cells folded away behind a "show" button (``hide-input``)
     are left out too.
     """
     cells = []
-    for match in CELL.finditer(markdown):
-        options, body = match.group(1), match.group(2)
-        if any(tag in options for tag in HIDDEN) or (not folded and "hide-input" in options):
+    for cell in jupytext.reads(markdown, fmt="md:myst").cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "code" or any(tag in tags for tag in HIDDEN):
             continue
-        if body.startswith("---\n"):
-            body = body[body.index("\n---\n", 4) + 5 :]
-        cells.append(body)
+        if not folded and "hide-input" in tags:
+            continue
+        cells.append(cell.source)
     return cells
 
 
