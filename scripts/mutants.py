@@ -64,6 +64,7 @@ TESTS = {
         "tests/test_frequencies.py",
     ],
     "nn.py": [
+        "tests/test_inspection.py",
         "tests/test_nn_torch.py",
         "tests/test_nn.py",
         "tests/test_reported_bugs.py",
@@ -79,13 +80,18 @@ TESTS = {
     "numerics.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
     "binary.py": ["tests/test_geometry_numerics.py", ORACLES],
     "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
-    "experiments.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
+    "experiments.py": [
+        "tests/test_inspection.py",
+        "tests/test_experiments.py",
+        "tests/test_nn_inputs.py",
+    ],
     "tasks.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
     "pytorch_record.py": ["tests/test_nn_torch.py"],
     "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
     "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
     "plotting.py": ["tests/test_plotting.py", ORACLES],
     "images.py": ["tests/test_images.py"],
+    "inspection.py": ["tests/test_inspection.py"],
 }
 KILLERS = "tests/test_mutants_killed.py"
 TIMEOUT = 600  # seconds per mutant; a mutant that hangs the tests counts as killed
@@ -661,14 +667,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "nn.py",
-        "scale = 1.0 / math.sqrt(head_width)",
-        "scale = 1.0",
+        "scale = 1.0 / (math.sqrt(head_width) * self.temperature)",
+        "scale = 1.0 / self.temperature",
         "MultiHeadAttention: 1/sqrt(d_head) scaling dropped",
     ),
     M(
         "nn.py",
-        "dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)",
-        "dq = apply_rope(dq, np.arange(length)).astype(x.dtype)",
+        "dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
+        "dq = apply_rope(dq, np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
         "MultiHeadAttention: RoPE backward rotates the wrong way",
     ),
     M(
@@ -1548,6 +1554,84 @@ MUTANTS: list[Mutant] = [
         "row_part = np.repeat(by_row, cols, axis=0)",
         "row_part = np.tile(by_row, (cols, 1))",
         "sincos_2d: rows not in raster order",
+    ),
+    M(
+        "inspection.py",
+        "rotation = ((a + d) + 1j * (c - b)) / 2",
+        "rotation = ((a + d) + 1j * (b - c)) / 2",
+        "pair_blocks: rotation angle of the key-side map (sign of theta flipped)",
+    ),
+    M(
+        "inspection.py",
+        "reflection = ((d - a) + 1j * (b + c)) / 2",
+        "reflection = ((a - d) + 1j * (b + c)) / 2",
+        "pair_blocks: reflection part with a and d swapped",
+    ),
+    M(
+        "inspection.py",
+        'cosines = sines + 1 if layout == "interleaved" else np.arange(half) + half',
+        "cosines = sines + 1",
+        "pair_blocks: the concat layout read as interleaved",
+    ),
+    M(
+        "inspection.py",
+        "queries, keys = weight[:width][rows], weight[width : 2 * width][rows]",
+        "queries, keys = weight[:width][rows], weight[2 * width :][rows]",
+        "query_key_form: the value rows read as keys",
+    ),
+    M(
+        "inspection.py",
+        "return queries.T @ keys / (math.sqrt(head_width) * attention.temperature)",
+        "return queries.T @ keys / math.sqrt(head_width)",
+        "query_key_form: the temperature forgotten",
+    ),
+    M(
+        "inspection.py",
+        "return nearest > np.minimum(omega, np.pi) / 2",
+        "return nearest > omega / 2",
+        "unseen_phases: no cap at pi for half a step (a base below 1)",
+    ),
+    M(
+        "inspection.py",
+        "centred = rows - rows.mean(axis=0)",
+        "centred = rows",
+        "position_spectrum: the mean not removed",
+    ),
+    M(
+        "inspection.py",
+        "return float(np.linalg.norm(before @ (left @ right) - after) / scale)",
+        "return float(np.linalg.norm(before @ (right.T @ left.T) - after) / scale)",
+        "shift_rotation_residual: the transposed rotation",
+    ),
+    M(
+        "experiments.py",
+        'temperature = yarn_temperature(factor) if method == "yarn" else 1.0',
+        "temperature = 1.0",
+        "extend_context: YaRN without its temperature",
+    ),
+    M(
+        "experiments.py",
+        "stretched = copy.deepcopy(model)",
+        "stretched = model",
+        "extend_context: the model itself stretched, not a copy",
+    ),
+    M(
+        "nn.py",
+        "dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
+        "dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)",
+        "MultiHeadAttention.backward: default RoPE frequencies for the query gradient",
+    ),
+    M(
+        "nn.py",
+        "scale = 1.0 / (math.sqrt(head_width) * self.temperature)",
+        "scale = self.temperature / math.sqrt(head_width)",
+        "MultiHeadAttention: scores multiplied by the temperature instead of divided",
+    ),
+    M(
+        "nn.py",
+        'self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))',
+        'self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))',
+        "PositionalEncoding: std of the learned table ignored",
     ),
 ]
 

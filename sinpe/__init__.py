@@ -55,6 +55,7 @@ SUBMODULES = (
     "fourier",
     "geometry",
     "images",
+    "inspection",
     "nn",
     "numerics",
     "plotting",

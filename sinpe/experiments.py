@@ -6,11 +6,12 @@ equivariance gap. NumPy only.
 
 Used in: chapter 4 (A Transformer layer in NumPy — and what the encoding buys), chapter 5
 (Periodic features and NeRF), chapter 6 (From sinusoids to RoPE and ALiBi — and the
-convention zoo).
+convention zoo), chapter 8 (What trained models do with positions).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,12 +21,14 @@ import numpy.typing as npt
 
 from sinpe import nn
 from sinpe._validation import (
+    check_choice,
     check_count,
     check_flag,
     check_float_array,
     check_instance,
     check_integer_array,
 )
+from sinpe.rope import SCALING_METHODS, scaled_frequencies, yarn_temperature
 from sinpe.tasks import Task
 
 __all__ = [
@@ -33,6 +36,7 @@ __all__ = [
     "TrainingLog",
     "attention_peak",
     "equivariance_gap",
+    "extend_context",
     "fit_regression",
     "token_accuracy",
     "train",
@@ -439,6 +443,75 @@ def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.n
     outputs = model.forward(ids)
     permuted_outputs = model.forward(ids[:, order])
     return float(np.max(np.abs(outputs[:, order] - permuted_outputs)))
+
+
+def extend_context(
+    model: nn.TokenModel, method: str, factor: float, *, original_length: int
+) -> nn.TokenModel:
+    """A copy of a RoPE model stretched, without training, to a context ``factor`` times longer.
+
+    Every attention layer of the copy rotates with
+    :func:`sinpe.rope.scaled_frequencies` of its head width; ``"yarn"`` also
+    divides the query-key products by :func:`sinpe.rope.yarn_temperature`. The
+    weights are shared by value (a deep copy), so ``model`` is unchanged.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        A model with ``encoding="rope"``.
+    method : {"interpolation", "ntk", "yarn"}
+        Position Interpolation, NTK-aware base scaling, or YaRN (with its
+        temperature).
+    factor : float
+        The scale ``s >= 1``: new context / ``original_length``.
+    original_length : int
+        The context the model was trained on (YaRN's ramp is set by it).
+
+    Returns
+    -------
+    sinpe.nn.TokenModel
+        The stretched copy.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or for a non-real
+        ``factor`` or a non-integer ``original_length``.
+    ValueError
+        If the model does not use RoPE, or for an unknown ``method``, a
+        ``factor`` below 1 or an ``original_length`` below 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="rope")
+    >>> longer = extend_context(model, "yarn", 4.0, original_length=16)
+    >>> attention = longer.layers[0].self_attn
+    >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
+    ((2,), 0.771321)
+    >>> model.layers[0].self_attn.frequencies is None   # the original is untouched
+    True
+    """
+    check_instance(model, "model", nn.TokenModel)
+    check_choice(method, "method", SCALING_METHODS)
+    layers = [model.layers[index] for index in range(model.n_layers)]
+    if not layers or any(layer.self_attn.encoding != "rope" for layer in layers):
+        raise ValueError(
+            "extend_context stretches RoPE; pass a model built with encoding='rope' "
+            "(and at least one layer)"
+        )
+    original_length = check_count(original_length, "original_length", hint="such as 16")
+    stretched = copy.deepcopy(model)
+    temperature = yarn_temperature(factor) if method == "yarn" else 1.0
+    for index in range(stretched.n_layers):
+        attention = stretched.layers[index].self_attn
+        head_width = attention.params["in_proj_weight"].shape[1] // attention.n_heads
+        theta = scaled_frequencies(
+            head_width, factor, method=method, original_length=original_length
+        )
+        attention._set_rope(theta, temperature, head_width=head_width)
+    return stretched
 
 
 @dataclass

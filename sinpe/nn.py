@@ -870,15 +870,25 @@ class MultiHeadAttention(Module):
         Source of the initial weights.
     encoding : {"none", "rope", "alibi"}, optional
         Position information inside attention.
+    frequencies : array_like of real, shape (head_width / 2,), optional
+        RoPE's ``theta_i`` (``"rope"`` only), e.g. from
+        :func:`sinpe.rope.scaled_frequencies`; by default ``10000 ** (-2 i / head_width)``.
+        Kept as the attribute ``frequencies`` (None for the default).
+    temperature : float, optional
+        The query-key products are divided by it (> 0): YaRN's attention temperature
+        (:func:`sinpe.rope.yarn_temperature`). Kept as the attribute ``temperature``.
 
     Raises
     ------
     TypeError
-        If ``d_model`` or ``n_heads`` is not an integer.
+        If ``d_model`` or ``n_heads`` is not an integer, ``temperature`` is not a
+        real number, or ``frequencies`` is not real.
     ValueError
-        If either is below 1, ``n_heads`` does not divide ``d_model``,
-        ``encoding`` is unknown, the head width is odd with ``"rope"``, or the
-        weights would exceed 2**31 entries.
+        If either count is below 1, ``n_heads`` does not divide ``d_model``,
+        ``encoding`` is unknown, the head width is odd with ``"rope"``, the
+        weights would exceed 2**31 entries, ``frequencies`` are given without
+        ``"rope"``, have another shape or are not finite, or ``temperature`` is
+        not a finite positive number.
 
     Examples
     --------
@@ -893,7 +903,14 @@ class MultiHeadAttention(Module):
     """
 
     def __init__(
-        self, d_model: int, n_heads: int, rng: np.random.Generator, *, encoding: str = "none"
+        self,
+        d_model: int,
+        n_heads: int,
+        rng: np.random.Generator,
+        *,
+        encoding: str = "none",
+        frequencies: npt.ArrayLike | None = None,
+        temperature: float = 1.0,
     ) -> None:
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
@@ -911,11 +928,34 @@ class MultiHeadAttention(Module):
                 f"even, got {d_model // n_heads}; change d_model or n_heads"
             )
         self.n_heads, self.encoding = n_heads, encoding
+        self._set_rope(frequencies, temperature, head_width=d_model // n_heads)
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
         self.children["out_proj"] = Linear(d_model, d_model, rng)
         self.out_proj.params["bias"][:] = 0.0
+
+    def _set_rope(self, frequencies, temperature: float, *, head_width: int) -> None:
+        """Check and keep RoPE's frequencies and the temperature of the scores."""
+        self.temperature = check_real(
+            temperature, "temperature", minimum=0.0, strict_minimum=True, hint="such as 1.0"
+        )
+        if frequencies is None:
+            self.frequencies = None
+            return
+        if self.encoding != "rope":
+            raise ValueError(
+                f"frequencies are RoPE's angles per pair, but encoding={self.encoding!r}; "
+                f"pass encoding='rope' or leave frequencies=None"
+            )
+        theta = check_float_array(frequencies, "frequencies", ndim=1).astype(np.float64)
+        if theta.shape != (head_width // 2,):
+            raise ValueError(
+                f"frequencies must have shape ({head_width // 2},), one per pair of the head "
+                f"width {head_width}, got {theta.shape}; pass "
+                f"sinpe.rope.scaled_frequencies({head_width}, factor, method=...)"
+            )
+        self.frequencies = theta
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
         """Self-attention of ``x``; keeps the weights and the cache.
@@ -945,9 +985,9 @@ class MultiHeadAttention(Module):
         qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
         if self.encoding == "rope":  # rotate queries and keys by their positions
-            q = apply_rope(q, np.arange(length)).astype(x.dtype)
-            k = apply_rope(k, np.arange(length)).astype(x.dtype)
-        scale = 1.0 / math.sqrt(head_width)
+            q = apply_rope(q, np.arange(length), frequencies=self.frequencies).astype(x.dtype)
+            k = apply_rope(k, np.arange(length), frequencies=self.frequencies).astype(x.dtype)
+        scale = 1.0 / (math.sqrt(head_width) * self.temperature)
         scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (B, H, T, T)
         if self.encoding == "alibi":  # -m_h |i - j|, a fixed bias per head
             scores = scores + alibi_bias(heads, length).astype(x.dtype)
@@ -989,8 +1029,8 @@ class MultiHeadAttention(Module):
         dq = dscores @ k  # (B, H, T, Dh)
         dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
         if self.encoding == "rope":  # RoPE is a rotation: its transpose rotates back
-            dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)
-            dk = apply_rope(dk, -np.arange(length)).astype(x.dtype)
+            dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)
+            dk = apply_rope(dk, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)
         dqkv = np.stack([dq, dk, dv]).transpose(1, 3, 0, 2, 4).reshape(batch, length, 3 * width)
         self.grads["in_proj_weight"] += dqkv.reshape(-1, 3 * width).T @ x.reshape(-1, width)
         self.grads["in_proj_bias"] += dqkv.reshape(-1, 3 * width).sum(axis=0)
@@ -1335,15 +1375,18 @@ class PositionalEncoding(Module):
         What to add.
     base : float, optional
         The constant ``C`` of the sinusoids.
+    std : float, optional
+        Standard deviation of the learned table's initial entries (> 0): 1 as
+        ``torch.nn.Embedding``, 0.02 as GPT-2.
 
     Raises
     ------
     TypeError
-        For a non-integer ``d_model`` or ``max_len``, or a non-real ``base``.
+        For a non-integer ``d_model`` or ``max_len``, or a non-real ``base`` or ``std``.
     ValueError
         For an unknown ``encoding``, an odd ``d_model`` with ``"sinusoidal"``, a
         count below 1, a learned table of more than 2**31 entries, or an invalid
-        ``base``.
+        ``base`` or ``std``.
 
     Examples
     --------
@@ -1361,9 +1404,11 @@ class PositionalEncoding(Module):
         *,
         encoding: str = "sinusoidal",
         base: float = 10000.0,
+        std: float = 1.0,
     ) -> None:
         super().__init__()
         check_choice(encoding, "encoding", ADDED_ENCODINGS)
+        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="such as 0.02")
         # The sinusoids fill (sin, cos) pairs, so their width must be even.
         d_model = (
             check_d_model(d_model) if encoding == "sinusoidal" else check_count(d_model, "d_model")
@@ -1374,7 +1419,7 @@ class PositionalEncoding(Module):
         self.encoding, self.d_model, self.max_len = encoding, d_model, max_len
         self.base = check_base(base)
         if encoding == "learned":
-            self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))
+            self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """``x`` plus the encoding of positions ``0 .. T - 1``.
@@ -1472,12 +1517,15 @@ class TokenModel(Module):
         Seed of the generator that draws every initial weight (>= 0).
     residual : bool, optional
         Keep the skip connections of every layer.
+    position_std : float, optional
+        Standard deviation of a learned position table's initial entries (> 0):
+        1 as ``torch.nn.Embedding``, 0.02 as GPT-2.
 
     Raises
     ------
     TypeError
         For a non-integer width, count or seed, a flag that is not a boolean, or
-        a non-real ``embedding_std``.
+        a non-real ``embedding_std`` or ``position_std``.
     ValueError
         For an unknown ``encoding`` or ``activation``, a count out of range, and
         as :class:`Embedding`, :class:`PositionalEncoding` and
@@ -1509,6 +1557,7 @@ class TokenModel(Module):
         n_outputs: int | None = None,
         seed: int = 0,
         residual: bool = True,
+        position_std: float = 1.0,
     ) -> None:
         super().__init__()
         check_choice(encoding, "encoding", ENCODINGS)
@@ -1529,7 +1578,9 @@ class TokenModel(Module):
         )
         in_attention = encoding if encoding in ("rope", "alibi") else "none"
         added = "none" if in_attention != "none" else encoding
-        self.children["position"] = PositionalEncoding(d_model, max_len, rng, encoding=added)
+        self.children["position"] = PositionalEncoding(
+            d_model, max_len, rng, encoding=added, std=position_std
+        )
         for index in range(n_layers):
             self.children[f"layers.{index}"] = EncoderLayer(
                 d_model,

@@ -45,6 +45,7 @@ from sinpe import (
     fourier,
     geometry,
     images,
+    inspection,
     nn,
     numerics,
     pytorch_record,
@@ -59,6 +60,7 @@ MODULES = (
     "sinpe.conventions",
     "sinpe.geometry",
     "sinpe.images",
+    "sinpe.inspection",
     "sinpe.numerics",
     "sinpe.binary",
     "sinpe.fourier",
@@ -84,6 +86,7 @@ SKIP = {
     "sinpe.Convention": "record of a convention (built by the module, see encode)",
     "sinpe.conventions.Convention": "record of a convention (see encode)",
     "sinpe.geometry.Aliasing": "result record of aliasing",
+    "sinpe.inspection.PairBlocks": "result record of pair_blocks",
     "sinpe.checks.TableReport": "result record of inspect_table",
     "sinpe.checks.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
     "sinpe.claims.Verdict": "result record of judge",
@@ -366,6 +369,42 @@ CASES: dict[str, Case] = {
         lambda: dict(model=_model(), tokens=_tokens(), permutation=np.array([1, 0, 3, 2])),
         poison=("tokens", "permutation"),
     ),
+    "sinpe.experiments.extend_context": Case(
+        experiments.extend_context,
+        lambda: dict(
+            model=nn.TokenModel(5, 4, 1, 8, 1, encoding="rope"),
+            method="ntk",
+            factor=2.0,
+            original_length=4,
+        ),
+        poison=("method", "factor", "original_length"),
+    ),
+    # sinpe.inspection
+    "sinpe.inspection.query_key_form": Case(
+        inspection.query_key_form,
+        lambda: dict(model=_model(), layer=0, head=1),
+        poison=("layer", "head"),
+    ),
+    "sinpe.inspection.pair_blocks": Case(
+        inspection.pair_blocks, lambda: dict(form=_matrix(4, 4), layout="interleaved")
+    ),
+    "sinpe.inspection.attention_entropy": Case(
+        inspection.attention_entropy, lambda: dict(weights=np.full((2, 3, 3), 1 / 3))
+    ),
+    "sinpe.inspection.attention_on": Case(
+        inspection.attention_on,
+        lambda: dict(weights=np.full((2, 3, 3), 1 / 3), keys=np.array([0, 0, 1])),
+    ),
+    "sinpe.inspection.unseen_phases": Case(
+        inspection.unseen_phases,
+        lambda: dict(trained_length=4, positions=np.arange(6), d_model=8, base=1e4),
+    ),
+    "sinpe.inspection.position_spectrum": Case(
+        inspection.position_spectrum, lambda: dict(table=_matrix(6, 3))
+    ),
+    "sinpe.inspection.shift_rotation_residual": Case(
+        inspection.shift_rotation_residual, lambda: dict(table=_matrix(6, 3), offset=1)
+    ),
     "sinpe.experiments.fit_regression": Case(
         experiments.fit_regression,
         lambda: dict(
@@ -465,13 +504,20 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.nn.MultiHeadAttention": Case(
         nn.MultiHeadAttention,
-        lambda: dict(d_model=4, n_heads=2, rng=_rng(), encoding="none"),
-        poison=("d_model", "n_heads", "encoding"),
+        lambda: dict(
+            d_model=4,
+            n_heads=2,
+            rng=_rng(),
+            encoding="rope",
+            frequencies=np.array([1.0]),
+            temperature=1.0,
+        ),
+        poison=("d_model", "n_heads", "encoding", "frequencies", "temperature"),
     ),
     "sinpe.nn.PositionalEncoding": Case(
         nn.PositionalEncoding,
-        lambda: dict(d_model=4, max_len=8, rng=_rng(), encoding="sinusoidal", base=1e4),
-        poison=("encoding", "d_model", "max_len", "base"),
+        lambda: dict(d_model=4, max_len=8, rng=_rng(), encoding="learned", base=1e4, std=0.02),
+        poison=("encoding", "d_model", "max_len", "base", "std"),
     ),
     "sinpe.nn.TokenModel": Case(
         nn.TokenModel,
@@ -490,6 +536,7 @@ CASES: dict[str, Case] = {
             n_outputs=None,
             seed=0,
             residual=True,
+            position_std=1.0,
         ),
     ),
     "sinpe.nn.attention_bias": Case(

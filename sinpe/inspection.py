@@ -1,0 +1,472 @@
+"""Looking inside trained models: what a head does with each pair, and what a table became.
+
+A head scores query ``t`` against key ``s`` with ``x_t . G x_s``, where ``G`` is its
+query-key form (:func:`query_key_form`). Restricted to the sinusoids, ``G`` acts on each
+(sin, cos) pair through a 2 x 2 block, and every 2 x 2 block is a rotation part plus a
+reflection part (:func:`pair_blocks`): the first scores a function of ``s - t`` (look
+``k`` back), the second of ``s + t`` (look at the mirror image). Around the head:
+how peaked its attention is (:func:`attention_entropy`, :func:`attention_on`), which
+pairs turn to angles never seen in training (:func:`unseen_phases`), and what a learned
+position table looks like (:func:`position_spectrum`, :func:`shift_rotation_residual`).
+
+Used in: chapter 8 (What trained models do with positions).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from sinpe import nn
+from sinpe._validation import (
+    check_base,
+    check_count,
+    check_d_model,
+    check_entries,
+    check_float_array,
+    check_instance,
+    check_integer_array,
+    check_layout,
+    check_real_array,
+)
+from sinpe.core import frequencies
+
+__all__ = [
+    "PairBlocks",
+    "attention_entropy",
+    "attention_on",
+    "pair_blocks",
+    "position_spectrum",
+    "query_key_form",
+    "shift_rotation_residual",
+    "unseen_phases",
+]
+
+
+class PairBlocks(NamedTuple):
+    """The 2 x 2 blocks of a query-key form, pair by pair (see :func:`pair_blocks`).
+
+    A named tuple; each parameter is kept as the field of the same name. All four
+    are float64 arrays of shape ``(d_model // 2,)``.
+
+    Parameters
+    ----------
+    rotation : numpy.ndarray
+        Size ``rho_i >= 0`` of the rotation part of block ``i``.
+    rotation_angle : numpy.ndarray
+        Its angle ``theta_i`` in ``(-pi, pi]``: the part scores
+        ``rho_i cos(w_i (s - t) - theta_i)``, largest for keys ``s`` with
+        ``w_i (s - t) = theta_i``. A head that looks ``k`` positions back has
+        ``theta_i = -k w_i``, the angle of Chapter 2's ``M_(-k)``.
+    reflection : numpy.ndarray
+        Size ``sigma_i >= 0`` of the reflection part.
+    reflection_angle : numpy.ndarray
+        Its angle ``psi_i``: the part scores ``sigma_i cos(w_i (s + t) - psi_i)``,
+        largest where ``w_i (s + t) = psi_i``; reversing ``L`` tokens needs
+        ``psi_i = (L - 1) w_i``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.inspection import PairBlocks
+    >>> blocks = PairBlocks(*np.zeros((4, 2)))
+    >>> blocks.rotation.shape
+    (2,)
+    """
+
+    rotation: np.ndarray
+    rotation_angle: np.ndarray
+    reflection: np.ndarray
+    reflection_angle: np.ndarray
+
+
+def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np.ndarray:
+    """The bilinear form ``G`` of one head: it scores query ``t`` on key ``s`` as ``x_t . G x_s``.
+
+    ``G = W_Q,h^T W_K,h / (sqrt(d_head) * temperature)``, shape ``(D, D)``, with
+    ``W_Q,h`` and ``W_K,h`` the head's rows of ``in_proj_weight``. The full score
+    also has the bias terms (one depends on the query only and cancels in the
+    softmax, one on the key only) and, with RoPE or ALiBi, the rotation or bias
+    applied inside attention, which ``G`` does not include. For a post-LN model
+    with an added encoding, ``x_t`` is ``embedding * sqrt(D) + PE(t)``, so
+    ``PE(t) . G PE(s)`` is the part of the score that depends on positions only.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model.
+    layer : int, optional
+        Which layer, ``0 .. n_layers - 1``.
+    head : int, optional
+        Which head, ``0 .. n_heads - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(D, D)``.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``layer`` or
+        ``head`` is not an integer.
+    ValueError
+        If the model has no layers, or ``layer`` or ``head`` is out of range.
+
+    Examples
+    --------
+    With the queries' rows set to the identity and the keys' to twice it, a
+    head of width 2 scores ``x_t . 2 x_s / sqrt(2)``:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> from sinpe.inspection import query_key_form
+    >>> model = nn.TokenModel(4, 2, 1, 4, 1)
+    >>> weight = model.layers[0].self_attn.params["in_proj_weight"]
+    >>> weight[:2], weight[2:4] = np.eye(2), 2 * np.eye(2)
+    >>> query_key_form(model).round(6).tolist()
+    [[1.414214, 0.0], [0.0, 1.414214]]
+    """
+    check_instance(model, "model", nn.TokenModel)
+    if model.n_layers == 0:
+        raise ValueError("model has no layers, so no attention head to read")
+    layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
+    attention = model.layers[layer].self_attn
+    heads = attention.n_heads
+    head = check_count(head, "head", minimum=0, maximum=heads - 1, hint="such as 0")
+    weight = attention.params["in_proj_weight"].astype(np.float64)  # (3D, D)
+    width = weight.shape[1]
+    head_width = width // heads
+    rows = slice(head * head_width, (head + 1) * head_width)
+    queries, keys = weight[:width][rows], weight[width : 2 * width][rows]  # (Dh, D) each
+    return queries.T @ keys / (math.sqrt(head_width) * attention.temperature)
+
+
+def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBlocks:
+    """Split each (sin, cos) pair's 2 x 2 block of a form into a rotation and a reflection.
+
+    For pair ``i`` with ``u(t) = (sin w_i t, cos w_i t)`` and block
+    ``B = [[a, b], [c, d]]`` (rows: query coordinates, columns: key coordinates),
+
+    ``u(t) . B u(s) = rho cos(w_i (s - t) - theta) + sigma cos(w_i (s + t) - psi)``
+
+    with ``rho e^(i theta) = ((a + d) + i (c - b)) / 2`` and
+    ``sigma e^(i psi) = ((d - a) + i (b + c)) / 2``. The rotation part depends on
+    the offset ``s - t`` only; the reflection part on ``s + t``. Blocks between
+    two different pairs are not read.
+
+    Parameters
+    ----------
+    form : array_like of real, shape (D, D)
+        A bilinear form on encodings, e.g. from :func:`query_key_form`; ``D``
+        positive and even.
+    layout : {"interleaved", "concat"}, optional
+        Where pair ``i`` sits: entries ``(2i, 2i + 1)``, or ``(i, i + D / 2)``
+        (sines first, as :func:`sinpe.positional_encoding` lays them out).
+
+    Returns
+    -------
+    PairBlocks
+        ``(rotation, rotation_angle, reflection, reflection_angle)``, each of
+        shape ``(D // 2,)``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries.
+    ValueError
+        For NaN or infinite entries, a form that is not square with an even
+        side, or an unknown ``layout``.
+
+    Examples
+    --------
+    Chapter 2's ``M_1`` for one pair (``w = 1``) as the form, ``B = M_(-1)^T``: a head
+    that looks one position back, rotation angle ``-1``:
+
+    >>> import numpy as np
+    >>> from sinpe.inspection import pair_blocks
+    >>> c, s = np.cos(1.0), np.sin(1.0)
+    >>> blocks = pair_blocks([[c, s], [-s, c]])
+    >>> float(blocks.rotation[0]), round(float(blocks.rotation_angle[0]), 12)
+    (1.0, -1.0)
+    >>> float(blocks.reflection[0])
+    0.0
+    """
+    matrix = check_real_array(form, name="form")
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"form must be a square (D, D) array, got shape {matrix.shape}")
+    width = check_d_model(matrix.shape[0], name="the side D of form")
+    layout = check_layout(layout)
+    half = width // 2
+    sines = np.arange(half) * 2 if layout == "interleaved" else np.arange(half)
+    cosines = sines + 1 if layout == "interleaved" else np.arange(half) + half
+    a, b = matrix[sines, sines], matrix[sines, cosines]
+    c, d = matrix[cosines, sines], matrix[cosines, cosines]
+    rotation = ((a + d) + 1j * (c - b)) / 2
+    reflection = ((d - a) + 1j * (b + c)) / 2
+    return PairBlocks(
+        np.abs(rotation), np.angle(rotation), np.abs(reflection), np.angle(reflection)
+    )
+
+
+def attention_entropy(weights: npt.ArrayLike) -> np.ndarray:
+    """Entropy, in nats, of each row of attention weights.
+
+    ``0`` when a query looks at one key only; ``ln n`` when it spreads evenly over
+    ``n`` keys. Zero weights (masked keys) add nothing.
+
+    Parameters
+    ----------
+    weights : array_like of real, shape (..., T_keys)
+        Rows that sum to 1, e.g. ``attention_weights`` of
+        :class:`sinpe.nn.MultiHeadAttention`, ``(B, H, T, T)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``weights.shape[:-1]``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries.
+    ValueError
+        For a scalar, NaN or infinite entries, negative weights, or rows that do
+        not sum to 1 (within 1e-6).
+
+    Examples
+    --------
+    >>> from sinpe.inspection import attention_entropy
+    >>> attention_entropy([[1.0, 0.0], [0.5, 0.5]]).round(6).tolist()   # 0 and ln 2
+    [0.0, 0.693147]
+    """
+    rows = _check_weights(weights)
+    safe = np.where(rows > 0, rows, 1.0)
+    return np.sum(rows * -np.log(safe), axis=-1) + 0.0  # + 0.0: no -0.0 for one-hot rows
+
+
+def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
+    """The weight each query puts on one chosen key: ``weights[..., t, keys[t]]``.
+
+    Parameters
+    ----------
+    weights : array_like of real, shape (..., T, T_keys)
+        Rows that sum to 1, one row per query.
+    keys : array_like of int, shape (T,)
+        The intended key of each query, in ``0 .. T_keys - 1``; e.g.
+        ``np.maximum(np.arange(T) - 1, 0)`` for the previous token.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``weights.shape[:-1]``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric weights or non-integer keys.
+    ValueError
+        As :func:`attention_entropy`, for fewer than 2 dimensions, or for
+        ``keys`` not of shape ``(T,)`` or out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.inspection import attention_on
+    >>> weights = np.array([[1.0, 0.0], [0.25, 0.75]])
+    >>> attention_on(weights, [0, 0]).tolist()   # both queries' weight on key 0
+    [1.0, 0.25]
+    """
+    rows = _check_weights(weights)
+    if rows.ndim < 2:
+        raise ValueError(f"weights must have a query axis and a key axis, got shape {rows.shape}")
+    queries, width = rows.shape[-2:]
+    chosen = check_integer_array(
+        keys, "keys", ndim=1, minimum=0, below=width, hint="np.maximum(np.arange(T) - 1, 0)"
+    )
+    if chosen.shape != (queries,):
+        raise ValueError(
+            f"keys must hold one key per query, shape ({queries},), got {chosen.shape}"
+        )
+    return np.take_along_axis(rows, np.broadcast_to(chosen[:, None], (*rows.shape[:-1], 1)), -1)[
+        ..., 0
+    ]
+
+
+def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
+    """Attention weights: finite, non-negative, each row summing to 1."""
+    rows = check_float_array(weights, "weights").astype(np.float64)
+    if rows.ndim == 0 or rows.shape[-1] == 0:
+        raise ValueError(f"weights must have at least one key per row, got shape {rows.shape}")
+    if (rows < 0).any() or not np.allclose(rows.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6):
+        raise ValueError(
+            "weights must be non-negative and each row must sum to 1 (a softmax output); "
+            "pass attention_weights, not attention_scores"
+        )
+    return rows
+
+
+def unseen_phases(
+    trained_length: int, positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0
+) -> np.ndarray:
+    """Which pairs turn, at each position, to an angle never met in training.
+
+    Pair ``i`` at position ``p`` is at the angle ``w_i p`` (mod 2 pi). Training on
+    positions ``0 .. trained_length - 1`` shows the model the angles ``w_i q``; an
+    angle is *unseen* when it is more than half a step, ``min(w_i, pi) / 2``, from
+    each of them (a step beyond pi looks, on the circle, like one below it). Fast
+    pairs go round within the training length and leave no gap; a slow pair sees
+    only an arc, and everything past its end is new.
+
+    Parameters
+    ----------
+    trained_length : int
+        Positions seen in training (at least 1).
+    positions : array_like of real, shape (N,)
+        The positions to check.
+    d_model : int
+        Width; positive and even.
+    base : float, optional
+        The constant ``C`` of the frequencies.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean array of shape ``(N, d_model // 2)``: True where pair ``i`` is
+        at an unseen angle at that position.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``trained_length``, ``positions`` (non-real, NaN, infinite,
+        not 1-d), ``d_model`` or ``base``.
+
+    Examples
+    --------
+    One pair with ``w = 1``, trained on positions 0 and 1 (angles 0 and 1 rad):
+    position 2 (2 rad) is a whole step past the arc; 1.4 is within half a step.
+
+    >>> from sinpe.inspection import unseen_phases
+    >>> unseen_phases(2, [1.4, 2.0], 2)[:, 0].tolist()
+    [False, True]
+    """
+    length = check_count(trained_length, "trained_length", hint="such as 16")
+    where = check_real_array(positions, name="positions")
+    if where.ndim != 1:
+        raise ValueError(f"positions must be 1-d, got shape {where.shape}")
+    omega = frequencies(d_model, base=check_base(base))  # (P,)
+    check_entries((where.size, omega.size, length), what="positions x pairs x trained_length")
+    seen = np.arange(length, dtype=np.float64)
+    # distance on the circle between each checked angle and each trained one: (N, P, L)
+    gaps = np.angle(np.exp(1j * omega[None, :, None] * (where[:, None, None] - seen)))
+    nearest = np.abs(gaps).min(axis=-1)  # (N, P)
+    return nearest > np.minimum(omega, np.pi) / 2
+
+
+def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
+    """How a position table's power is spread over frequencies along the positions.
+
+    Each column (one channel over the ``T`` positions) is centred, its discrete
+    Fourier transform taken, and the squared magnitudes summed over channels and
+    normalised to 1. A random table spreads its power evenly; a smooth one, such
+    as the sinusoidal table over a long window, puts it at low frequencies.
+
+    Parameters
+    ----------
+    table : array_like of real, shape (T, D)
+        One row per position, ``T >= 2``, not constant along positions.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(T // 2 + 1,)``: the share of power at ``j``
+        cycles per ``T`` positions, ``j = 0 .. T // 2`` (the share at 0 is 0
+        after centring). Sums to 1.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries.
+    ValueError
+        For NaN or infinite entries, a shape other than ``(T >= 2, D >= 1)``, or
+        a table that does not vary along positions.
+
+    Examples
+    --------
+    One channel that goes round twice in 8 positions: all its power at 2 cycles.
+
+    >>> import numpy as np
+    >>> from sinpe.inspection import position_spectrum
+    >>> column = np.cos(2 * np.pi * 2 * np.arange(8) / 8)[:, None]
+    >>> position_spectrum(column).round(12).tolist()
+    [0.0, 0.0, 1.0, 0.0, 0.0]
+    """
+    rows = _check_table(table)
+    centred = rows - rows.mean(axis=0)
+    power = (np.abs(np.fft.rfft(centred, axis=0)) ** 2).sum(axis=1)
+    total = power.sum()
+    if not total > 0:
+        raise ValueError("table does not vary along positions, so it has no spectrum")
+    return power / total
+
+
+def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
+    """How far the step from row ``p`` to row ``p + offset`` is from one fixed rotation.
+
+    The best orthogonal ``Q`` (orthogonal Procrustes: ``Q = U V^T`` from the SVD of
+    ``X^T Y``) sends the rows ``X = table[:-offset]`` as near as it can to
+    ``Y = table[offset:]``; the result is ``|X Q - Y| / |Y|`` (Frobenius norms). It
+    is 0 for the sinusoidal table, where ``Q`` is Chapter 2's ``M_offset``; about 1
+    or more for rows with no such structure.
+
+    Parameters
+    ----------
+    table : array_like of real, shape (T, D)
+        One row per position, ``T >= offset + 1``.
+    offset : int, optional
+        The shift ``k >= 1``.
+
+    Returns
+    -------
+    float
+        The relative residual, ``>= 0``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries or a non-integer ``offset``.
+    ValueError
+        For NaN or infinite entries, a shape other than ``(T >= 2, D >= 1)``,
+        ``offset`` out of ``1 .. T - 1``, or ``table[offset:]`` all zero.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe
+    >>> from sinpe.inspection import shift_rotation_residual
+    >>> table = sinpe.positional_encoding(np.arange(32), 8)
+    >>> shift_rotation_residual(table) < 1e-12
+    True
+    >>> shift_rotation_residual([[1.0], [2.0]])   # 1 -> 2 is a stretch; the best is 1 -> 1
+    0.5
+    """
+    rows = _check_table(table)
+    step = check_count(offset, "offset", minimum=1, maximum=rows.shape[0] - 1, hint="such as 1")
+    before, after = rows[:-step], rows[step:]
+    scale = np.linalg.norm(after)
+    if not scale > 0:
+        raise ValueError("table[offset:] is all zero; there is nothing to rotate to")
+    left, _, right = np.linalg.svd(before.T @ after)
+    return float(np.linalg.norm(before @ (left @ right) - after) / scale)
+
+
+def _check_table(table: npt.ArrayLike) -> np.ndarray:
+    """A (T >= 2, D >= 1) table of finite reals, as float64."""
+    rows = check_real_array(table, name="table")
+    if rows.ndim != 2 or rows.shape[0] < 2 or rows.shape[1] < 1:
+        raise ValueError(
+            f"table must have shape (T >= 2, D >= 1), one row per position, got {rows.shape}"
+        )
+    return rows

@@ -1,0 +1,496 @@
+"""sinpe.inspection and the RoPE stretching of sinpe.experiments, against independent oracles.
+
+The oracles: the score a head computes (the model's own attention scores), direct
+evaluation of ``u(t) . B u(s)`` for the pair decomposition, Chapter 2's ``M_k`` from
+``sinpe.shift_matrix``, closed-form spectra and residuals, a brute-force scalar
+search with :func:`math.remainder` for the unseen angles, and ``apply_rope`` with
+divided positions for Position Interpolation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import sinpe
+from sinpe import experiments, inspection, nn
+from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
+
+# ---------------------------------------------------------------------------------
+# query_key_form: the model's own scores are the oracle
+
+
+@pytest.mark.parametrize("head", [0, 1])
+def test_query_key_form_gives_the_scores_the_model_computes(head):
+    model = nn.TokenModel(7, 8, 2, 16, 1, encoding="sinusoidal", seed=3)
+    tokens = np.array([[1, 5, 2, 6, 0]])
+    x = model.hidden_states(tokens)[0][0]  # the input of layer 0, (T, D)
+    scores = model.layers[0].self_attn.attention_scores[0, head]  # from the same pass
+    form = inspection.query_key_form(model, head=head)
+    assert form.shape == (8, 8)
+    # the biases start at zero, so the score is x_t . G x_s exactly (up to rounding)
+    np.testing.assert_allclose(x @ form @ x.T, scores, rtol=1e-12, atol=1e-12)
+
+
+def test_query_key_form_reads_the_layer_asked_for():
+    model = nn.TokenModel(7, 8, 1, 16, 2, seed=1)
+    forms = [inspection.query_key_form(model, layer=k) for k in (0, 1)]
+    assert not np.allclose(forms[0], forms[1])
+    weight = model.layers[1].self_attn.params["in_proj_weight"]
+    np.testing.assert_allclose(forms[1], weight[:8].T @ weight[8:16] / math.sqrt(8))
+
+
+def test_query_key_form_divides_by_the_temperature():
+    model = nn.TokenModel(7, 8, 2, 16, 1, encoding="rope", seed=0)
+    stretched = experiments.extend_context(model, "yarn", 4.0, original_length=16)
+    np.testing.assert_allclose(
+        inspection.query_key_form(stretched),
+        inspection.query_key_form(model) / yarn_temperature(4.0),
+        rtol=1e-14,
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(layer=1), ValueError),
+        (dict(layer=-1), ValueError),
+        (dict(head=2), ValueError),
+        (dict(head=0.5), TypeError),
+        (dict(layer=True), TypeError),
+    ],
+)
+def test_query_key_form_refuses_a_layer_or_head_that_is_not_there(kwargs, error):
+    model = nn.TokenModel(7, 8, 2, 16, 1)
+    with pytest.raises(error, match=r"layer|head"):
+        inspection.query_key_form(model, **kwargs)
+
+
+def test_query_key_form_needs_a_model_with_attention():
+    with pytest.raises(TypeError, match="model"):
+        inspection.query_key_form(np.eye(4))
+    with pytest.raises(ValueError, match="no layers"):
+        inspection.query_key_form(nn.TokenModel(7, 8, 2, 16, 0))
+
+
+# ---------------------------------------------------------------------------------
+# pair_blocks: direct evaluation of the score, and Chapter 2's M_k
+
+
+def _pair(x, omega):
+    return np.array([math.sin(omega * x), math.cos(omega * x)])
+
+
+def test_pair_blocks_reproduce_the_score_of_every_block():
+    rng = np.random.default_rng(5)
+    form = rng.normal(size=(8, 8))
+    omega = sinpe.frequencies(8)
+    parts = inspection.pair_blocks(form)
+    for i in range(4):
+        block = form[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
+        for t, s in rng.uniform(-20, 20, size=(10, 2)):
+            direct = _pair(t, omega[i]) @ block @ _pair(s, omega[i])
+            rebuilt = parts.rotation[i] * math.cos(
+                omega[i] * (s - t) - parts.rotation_angle[i]
+            ) + parts.reflection[i] * math.cos(omega[i] * (s + t) - parts.reflection_angle[i])
+            assert math.isclose(direct, rebuilt, rel_tol=1e-12, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, -3])
+def test_the_form_of_a_head_that_looks_k_back_has_the_angle_of_m_minus_k(k):
+    d = 16
+    form = sinpe.shift_matrix(-k, d).T  # PE(t) . M_(-k)^T PE(s) = PE(t - k) . PE(s)
+    parts = inspection.pair_blocks(form)
+    expected = np.angle(np.exp(-1j * k * sinpe.frequencies(d)))  # -k w_i, wrapped
+    np.testing.assert_allclose(parts.rotation, 1.0, rtol=1e-12)
+    np.testing.assert_allclose(parts.rotation_angle, expected, atol=1e-12)
+    np.testing.assert_allclose(parts.reflection, 0.0, atol=1e-12)
+    # and the score of query t peaks at key t - k, for every query
+    table = sinpe.positional_encoding(np.arange(40), d)
+    scores = table @ form @ table.T
+    queries = np.arange(max(k, 0), 40 + min(k, 0))
+    assert np.array_equal(scores[queries].argmax(axis=1), queries - k)
+
+
+def test_a_reflection_block_has_only_a_reflection_part():
+    psi = 0.7
+    # u(t) . R u(s) = cos(w (s + t) - psi): R = [[-cos psi, sin psi], [sin psi, cos psi]]
+    block = np.array([[-math.cos(psi), math.sin(psi)], [math.sin(psi), math.cos(psi)]])
+    parts = inspection.pair_blocks(block)
+    assert parts.rotation[0] == pytest.approx(0.0, abs=1e-15)
+    assert parts.reflection[0] == pytest.approx(1.0, rel=1e-15)
+    assert parts.reflection_angle[0] == pytest.approx(psi, rel=1e-15)
+    for t, s in [(0.0, 3.0), (2.5, -1.0)]:
+        assert _pair(t, 1.0) @ block @ _pair(s, 1.0) == pytest.approx(math.cos(s + t - psi))
+
+
+def test_pair_blocks_read_only_the_blocks_of_a_pair_with_itself():
+    rng = np.random.default_rng(2)
+    form = rng.normal(size=(6, 6))
+    coupled = form.copy()
+    coupled[0:2, 2:6] += rng.normal(size=(2, 4))  # pair 0 with pairs 1 and 2
+    for mine, theirs in zip(
+        inspection.pair_blocks(form), inspection.pair_blocks(coupled), strict=True
+    ):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_the_concat_layout_reads_the_same_pairs_at_other_indices():
+    rng = np.random.default_rng(4)
+    interleaved = rng.normal(size=(8, 8))
+    order = sinpe.layout_permutation(8, "interleaved", "concat")  # concat = interleaved[order]
+    concat = interleaved[np.ix_(order, order)]
+    for a, b in zip(
+        inspection.pair_blocks(interleaved),
+        inspection.pair_blocks(concat, layout="concat"),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "form, error",
+    [
+        (np.eye(3), ValueError),  # odd side
+        (np.ones((4, 2)), ValueError),  # not square
+        (np.ones(4), ValueError),
+        (np.full((2, 2), np.nan), ValueError),
+        (np.array([["a", "b"], ["c", "d"]]), TypeError),
+    ],
+)
+def test_pair_blocks_refuse_what_is_not_a_form_on_pairs(form, error):
+    with pytest.raises(error):
+        inspection.pair_blocks(form)
+
+
+def test_pair_blocks_refuse_an_unknown_layout():
+    with pytest.raises(ValueError, match="layout"):
+        inspection.pair_blocks(np.eye(2), layout="half-and-half")
+
+
+# ---------------------------------------------------------------------------------
+# attention_entropy and attention_on: closed forms and a plain loop
+
+
+def test_entropy_of_uniform_and_one_hot_rows():
+    for n in (1, 2, 7):
+        assert inspection.attention_entropy(np.full(n, 1 / n)) == pytest.approx(math.log(n))
+    assert inspection.attention_entropy(np.eye(4)).tolist() == [0.0] * 4
+
+
+def test_entropy_matches_the_sum_over_the_nonzero_weights():
+    rng = np.random.default_rng(0)
+    weights = nn.softmax(rng.normal(size=(2, 3, 5, 5)))
+    weights[0, 0, 0] = [0.5, 0.5, 0, 0, 0]
+    got = inspection.attention_entropy(weights)
+    assert got.shape == (2, 3, 5)
+    for index in np.ndindex(got.shape):
+        row = [w for w in weights[index] if w > 0]
+        assert got[index] == pytest.approx(-sum(w * math.log(w) for w in row), rel=1e-12)
+
+
+def test_attention_on_picks_one_key_per_query():
+    rng = np.random.default_rng(1)
+    weights = nn.softmax(rng.normal(size=(3, 2, 4, 6)))
+    keys = np.array([0, 0, 1, 5])
+    got = inspection.attention_on(weights, keys)
+    assert got.shape == (3, 2, 4)
+    for b, h, t in np.ndindex(got.shape):
+        assert got[b, h, t] == weights[b, h, t, keys[t]]
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        np.full((2, 2), 0.4),  # rows sum to 0.8
+        np.array([[1.5, -0.5], [0.5, 0.5]]),  # a negative weight
+        np.array([[np.nan, 1.0]]),
+        np.zeros((2, 0)),
+        np.float64(1.0),
+    ],
+)
+def test_weights_that_are_not_a_softmax_are_refused(weights):
+    with pytest.raises(ValueError, match="weights"):
+        inspection.attention_entropy(weights)
+
+
+@pytest.mark.parametrize(
+    "keys, error",
+    [
+        (np.array([0, 2]), ValueError),  # key 2 of 2
+        (np.array([0, -1]), ValueError),
+        (np.array([0]), ValueError),  # one key for two queries
+        (np.array([0.0, 1.0]), TypeError),
+    ],
+)
+def test_attention_on_refuses_keys_that_are_not_there(keys, error):
+    with pytest.raises(error, match="keys"):
+        inspection.attention_on(np.full((2, 2), 0.5), keys)
+
+
+def test_attention_on_needs_a_query_axis():
+    with pytest.raises(ValueError, match="query axis"):
+        inspection.attention_on(np.array([0.5, 0.5]), np.array([0]))
+
+
+# ---------------------------------------------------------------------------------
+# unseen_phases: a brute-force scalar search
+
+
+def _unseen_by_hand(trained_length, position, omega):
+    step = min(omega, math.pi) / 2
+    nearest = min(
+        abs(math.remainder(omega * position - omega * q, 2 * math.pi))
+        for q in range(trained_length)
+    )
+    return nearest > step
+
+
+@pytest.mark.parametrize(
+    "d_model, base, trained",
+    [(8, 1e4, 16), (16, 100.0, 5), (6, 7.0, 1), (8, 0.01, 3)],  # base < 1: w_i up to 1000
+)
+def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
+    positions = np.concatenate([np.arange(60), [1000.5, 12345.0]])
+    got = inspection.unseen_phases(trained, positions, d_model, base=base)
+    omega = sinpe.frequencies(d_model, base=base)
+    assert got.shape == (len(positions), d_model // 2)
+    for n, p in enumerate(positions):
+        for i, w in enumerate(omega):
+            assert got[n, i] == _unseen_by_hand(trained, float(p), float(w)), (p, i)
+
+
+def test_trained_positions_are_never_unseen_and_fast_pairs_never_are():
+    got = inspection.unseen_phases(16, np.arange(16), 32)
+    assert not got.any()
+    # pairs 0 and 1 go round within 16 positions (wavelengths 6.3 and 11.2)
+    far = inspection.unseen_phases(16, np.arange(5000), 32)
+    assert not far[:, :2].any() and far[:, 2:].any()
+
+
+def test_unseen_phases_refuse_bad_arguments():
+    with pytest.raises(ValueError, match="trained_length"):
+        inspection.unseen_phases(0, [1.0], 8)
+    with pytest.raises(ValueError, match="1-d"):
+        inspection.unseen_phases(4, np.ones((2, 2)), 8)
+    with pytest.raises(ValueError, match="positions"):
+        inspection.unseen_phases(4, [np.inf], 8)
+    with pytest.raises(ValueError, match="d_model"):
+        inspection.unseen_phases(4, [1.0], 7)
+    with pytest.raises(ValueError, match="entries"):
+        inspection.unseen_phases(2**20, np.arange(2**12), 8)
+
+
+# ---------------------------------------------------------------------------------
+# position_spectrum and shift_rotation_residual: closed forms
+
+
+def test_spectrum_of_two_cosines_splits_by_their_squared_amplitudes():
+    p = np.arange(16)
+    column = np.cos(2 * np.pi * 1 * p / 16) + 2 * np.cos(2 * np.pi * 3 * p / 16 + 0.4)
+    got = inspection.position_spectrum(np.stack([column, 0.5 * column], axis=1))
+    expected = np.zeros(9)
+    expected[[1, 3]] = [1 / 5, 4 / 5]
+    np.testing.assert_allclose(got, expected, atol=1e-15)
+
+
+def test_spectrum_ignores_the_mean_and_sums_to_one():
+    table = np.random.default_rng(0).normal(size=(11, 4)) + 100.0
+    got = inspection.position_spectrum(table)
+    assert got.shape == (6,) and got[0] < 1e-20
+    assert got.sum() == pytest.approx(1.0, rel=1e-14)
+
+
+def test_spectrum_of_a_constant_table_is_refused():
+    with pytest.raises(ValueError, match="does not vary"):
+        inspection.position_spectrum(np.ones((8, 3)))
+
+
+def test_rotation_residual_of_rows_turned_by_one_rotation_is_zero():
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.normal(size=(5, 5)))  # a random orthogonal matrix
+    rows = [rng.normal(size=5)]
+    for _ in range(9):
+        rows.append(rows[-1] @ q)
+    assert inspection.shift_rotation_residual(np.array(rows)) < 1e-14
+    assert inspection.shift_rotation_residual(np.array(rows), offset=3) < 1e-14
+
+
+def test_rotation_residual_of_sinusoids_is_zero_and_of_a_stretch_is_known():
+    table = sinpe.positional_encoding(np.arange(40), 8)
+    assert inspection.shift_rotation_residual(table, offset=2) < 1e-12
+    # rows 1 -> 2 -> 4: the best orthogonal map of the line is 1; residual
+    # |(1, 2) - (2, 4)| / |(2, 4)| = 1/2
+    assert inspection.shift_rotation_residual([[1.0], [2.0], [4.0]]) == pytest.approx(0.5)
+    # a quarter turn in the plane is exact
+    assert inspection.shift_rotation_residual([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]) < 1e-15
+
+
+@pytest.mark.parametrize(
+    "table, offset, error",
+    [
+        (np.ones((1, 3)), 1, ValueError),  # one row
+        (np.ones((4, 3)), 4, ValueError),  # offset too large
+        (np.ones((4, 3)), 0, ValueError),
+        (np.ones((4, 3)), 1.0, TypeError),
+        (np.zeros((4, 3)), 1, ValueError),  # nothing to rotate to
+        (np.ones(4), 1, ValueError),
+    ],
+)
+def test_rotation_residual_refuses_bad_tables(table, offset, error):
+    with pytest.raises(error):
+        inspection.shift_rotation_residual(table, offset=offset)
+
+
+# ---------------------------------------------------------------------------------
+# extend_context and the RoPE options of MultiHeadAttention
+
+
+def _rope_model():
+    return nn.TokenModel(7, 16, 2, 16, 2, encoding="rope", seed=2)
+
+
+@pytest.mark.parametrize("factor", [2.0, 3.5])
+def test_interpolation_is_rope_at_divided_positions(factor):
+    model = _rope_model()
+    stretched = experiments.extend_context(model, "interpolation", factor, original_length=8)
+    tokens = np.array([[1, 2, 3, 4, 5, 6]])
+    stretched(tokens)
+    for index in range(2):
+        attention = stretched.layers[index].self_attn
+        x = attention.cache.x  # (B, T, D)
+        raw = x @ attention.params["in_proj_weight"][:16].T  # biases are zero
+        raw = raw.reshape(1, 6, 2, 8).transpose(0, 2, 1, 3)  # (B, H, T, Dh)
+        expected = apply_rope(raw, np.arange(6) / factor)
+        np.testing.assert_allclose(attention.cache.q, expected, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("method", ["interpolation", "ntk", "yarn"])
+def test_extend_context_sets_the_scaled_frequencies_on_a_copy(method):
+    model = _rope_model()
+    tokens = np.array([[1, 2, 3, 4]])
+    before = model(tokens).copy()
+    stretched = experiments.extend_context(model, method, 4.0, original_length=8)
+    expected = scaled_frequencies(8, 4.0, method=method, original_length=8)
+    for index in range(2):
+        attention = stretched.layers[index].self_attn
+        np.testing.assert_array_equal(attention.frequencies, expected)
+        assert attention.temperature == (yarn_temperature(4.0) if method == "yarn" else 1.0)
+        assert model.layers[index].self_attn.frequencies is None
+    np.testing.assert_array_equal(model(tokens), before)  # the original is untouched
+    assert not np.allclose(stretched(tokens), before)
+
+
+def test_a_stretch_of_one_changes_nothing():
+    model = _rope_model()
+    tokens = np.array([[1, 2, 3, 4, 0]])
+    for method in ("interpolation", "ntk"):
+        same = experiments.extend_context(model, method, 1.0, original_length=8)
+        np.testing.assert_allclose(same(tokens), model(tokens), rtol=1e-13, atol=1e-13)
+
+
+def test_extend_context_refuses_models_without_rope_and_bad_options():
+    with pytest.raises(ValueError, match="RoPE"):
+        experiments.extend_context(nn.TokenModel(7, 8, 2, 16, 1), "ntk", 2.0, original_length=8)
+    with pytest.raises(ValueError, match="RoPE"):
+        experiments.extend_context(
+            nn.TokenModel(7, 8, 2, 16, 0, encoding="rope"), "ntk", 2.0, original_length=8
+        )
+    with pytest.raises(TypeError, match="model"):
+        experiments.extend_context("model", "ntk", 2.0, original_length=8)
+    with pytest.raises(ValueError, match="method"):
+        experiments.extend_context(_rope_model(), "linear", 2.0, original_length=8)
+    with pytest.raises(ValueError, match="factor"):
+        experiments.extend_context(_rope_model(), "ntk", 0.5, original_length=8)
+    with pytest.raises(ValueError, match="original_length"):
+        experiments.extend_context(_rope_model(), "yarn", 2.0, original_length=0)
+
+
+def test_the_temperature_divides_the_query_key_products():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 5, 8))
+    plain = nn.MultiHeadAttention(8, 2, np.random.default_rng(1))
+    hot = nn.MultiHeadAttention(8, 2, np.random.default_rng(1), temperature=0.5)
+    plain(x)
+    hot(x)
+    np.testing.assert_allclose(hot.attention_scores, 2 * plain.attention_scores, rtol=1e-14)
+
+
+def test_custom_frequencies_rotate_as_apply_rope_does():
+    rng = np.random.default_rng(0)
+    theta = np.array([0.9, 0.2])
+    attention = nn.MultiHeadAttention(
+        8, 2, np.random.default_rng(1), encoding="rope", frequencies=theta
+    )
+    x = rng.normal(size=(1, 4, 8))
+    attention(x)
+    raw = (x @ attention.params["in_proj_weight"][8:16].T).reshape(1, 4, 2, 4)
+    expected = apply_rope(raw.transpose(0, 2, 1, 3), np.arange(4), frequencies=theta)
+    np.testing.assert_allclose(attention.cache.k, expected, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("temperature", [0.5, 2.0])
+def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
+    theta = scaled_frequencies(4, 3.0, method="yarn", original_length=4)
+    attention = nn.MultiHeadAttention(
+        8,
+        2,
+        np.random.default_rng(0),
+        encoding="rope",
+        frequencies=theta,
+        temperature=temperature,
+    )
+    x = np.random.default_rng(1).normal(size=(2, 5, 8))
+    errors = nn.check_gradients(attention, x)
+    assert max(errors.values()) < 1e-6, errors
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(encoding="rope", frequencies=np.ones(3)), ValueError, "shape"),
+        (dict(encoding="none", frequencies=np.ones(2)), ValueError, "encoding='rope'"),
+        (dict(encoding="rope", frequencies=np.array([np.nan, 1.0])), ValueError, "finite"),
+        (dict(encoding="rope", frequencies=np.ones((2, 1))), ValueError, "dimensions"),
+        (dict(encoding="rope", frequencies=["a", "b"]), TypeError, "frequencies"),
+        (dict(temperature=0.0), ValueError, "temperature"),
+        (dict(temperature=-1.0), ValueError, "temperature"),
+        (dict(temperature=np.inf), ValueError, "temperature"),
+        (dict(temperature="1"), TypeError, "temperature"),
+        (dict(temperature=True), TypeError, "temperature"),
+    ],
+)
+def test_attention_refuses_bad_rope_options(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        nn.MultiHeadAttention(8, 2, np.random.default_rng(0), **kwargs)
+
+
+# ---------------------------------------------------------------------------------
+# position_std of a learned table
+
+
+def test_position_std_scales_the_draws_of_the_learned_table():
+    unit = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=6, seed=4)
+    small = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=6, seed=4, position_std=0.02)
+    np.testing.assert_array_equal(
+        small.position.params["weight"], 0.02 * unit.position.params["weight"]
+    )
+    # the other weights are drawn as before
+    np.testing.assert_array_equal(small.head.params["weight"], unit.head.params["weight"])
+
+
+@pytest.mark.parametrize(
+    "std, error",
+    [
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (np.nan, ValueError),
+        ("0.1", TypeError),
+        (None, TypeError),
+    ],
+)
+def test_position_std_must_be_a_positive_number(std, error):
+    with pytest.raises(error, match="std"):
+        nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", position_std=std)
