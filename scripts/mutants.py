@@ -1556,6 +1556,30 @@ MUTANTS: list[Mutant] = [
         "sincos_2d: rows not in raster order",
     ),
     M(
+        "fourier.py",
+        "design = np.hstack([train, np.ones((train.shape[0], 1))])",
+        "design = train",
+        "feature_regression: no intercept",
+    ),
+    M(
+        "fourier.py",
+        "gram = design.T @ design + penalty * np.eye(design.shape[1])",
+        "gram = design.T @ design + penalty",
+        "feature_regression: the ridge added to every entry, not the diagonal",
+    ),
+    M(
+        "fourier.py",
+        "train, test = (slice(None, None, 2),) * 2, (slice(1, None, 2),) * 2",
+        "train, test = (slice(None, None, 2),) * 2, (slice(1, None, 2), slice(None, None, 2))",
+        "interpolation_split: test pixels on even columns",
+    ),
+    M(
+        "fourier.py",
+        'np.meshgrid(np.arange(height) / height, np.arange(width) / width, indexing="ij"),',
+        'np.meshgrid(np.arange(height) / height, np.arange(width) / width, indexing="xy"),',
+        "interpolation_split: coordinates in (x, y) order of a meshgrid",
+    ),
+    M(
         "inspection.py",
         "rotation = ((a + d) + 1j * (c - b)) / 2",
         "rotation = ((a + d) + 1j * (b - c)) / 2",

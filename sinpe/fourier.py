@@ -14,8 +14,12 @@ NumPy only.
   with :func:`gaussian_matrix` (``B ~ N(0, sigma^2)``), the "basic" ``B = I``,
   and :func:`log_spaced_matrix` (their axis-aligned positional variant).
 * :func:`psnr` -- peak signal-to-noise ratio for values in [0, 1].
+* :func:`hopper_image` and :func:`interpolation_split` -- the photograph and the
+  train/test split of the image-fitting toy; :func:`feature_regression` -- the fit
+  that the features' kernel alone makes, with no network.
 
-Used in: Chapter 5 (and :func:`integer_features` in Chapter 2).
+Used in: Chapter 5 (and :func:`integer_features` in Chapter 2), Chapter 8 (The kernel
+view).
 """
 
 from __future__ import annotations
@@ -37,9 +41,12 @@ from sinpe._validation import (
 from sinpe.core import _rational_powers
 
 __all__ = [
+    "feature_regression",
     "gaussian_features",
     "gaussian_matrix",
+    "hopper_image",
     "integer_features",
+    "interpolation_split",
     "log_spaced_matrix",
     "nerf_encoding",
     "psnr",
@@ -410,3 +417,182 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
             "compare images scaled to [0, 1]"
         )
     return float("inf") if error == 0 else float(-10.0 * np.log10(error))
+
+
+def hopper_image(size: int = 96) -> np.ndarray:
+    """Matplotlib's photograph of Grace Hopper: its central 480 x 480 pixels, averaged down.
+
+    The image of the fitting toy of Chapter 5. It ships with Matplotlib
+    (``grace_hopper.jpg`` in its sample data), so nothing is downloaded. Rows
+    60-539 and columns 16-495 are kept and averaged over ``480 / size`` square
+    blocks.
+
+    Parameters
+    ----------
+    size : int, optional
+        Side of the result; must divide 480.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(size, size, 3)``, RGB values in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        If ``size`` is not an integer.
+    ValueError
+        If ``size`` does not divide 480.
+
+    Examples
+    --------
+    >>> from sinpe.fourier import hopper_image
+    >>> image = hopper_image(48)
+    >>> image.shape, bool(0 <= image.min() and image.max() <= 1)
+    ((48, 48, 3), True)
+    """
+    from matplotlib import cbook
+    from matplotlib.image import imread
+
+    side = check_count(size, "size", maximum=480, hint="a divisor of 480 such as 96")
+    if 480 % side:
+        raise ValueError(f"size must divide 480 (the crop is averaged in blocks), got {side}")
+    with cbook.get_sample_data("grace_hopper.jpg") as file:
+        photo = imread(file).astype(float) / 255
+    square = photo[60:540, 16:496]  # the central 480 x 480 crop
+    block = 480 // side
+    return square.reshape(side, block, side, block, 3).mean(axis=(1, 3))
+
+
+def interpolation_split(
+    image: npt.ArrayLike,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tancik et al.'s protocol: fit every other pixel, test on the pixels in between.
+
+    Pixel ``(r, c)`` of an ``H x W`` image has the coordinates ``(r / H, c / W)``
+    in ``[0, 1)``. The training pixels are ``image[::2, ::2]``, the test pixels
+    ``image[1::2, 1::2]``: pure interpolation.
+
+    Parameters
+    ----------
+    image : array_like of real, shape (H, W) or (H, W, C)
+        ``H, W >= 2``; finite values.
+
+    Returns
+    -------
+    train_x : numpy.ndarray
+        Coordinates, shape ``(N_train, 2)``, rows in raster order.
+    train_y : numpy.ndarray
+        Their values, shape ``(N_train, C)`` (``C = 1`` for a 2-d image).
+    test_x, test_y : numpy.ndarray
+        The same for the test pixels.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric values.
+    ValueError
+        For NaN or infinite values, or an image that is not 2-d or 3-d with at
+        least 2 x 2 pixels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.fourier import interpolation_split
+    >>> train_x, train_y, test_x, test_y = interpolation_split(np.arange(16.0).reshape(4, 4))
+    >>> train_x.tolist(), train_y[:, 0].tolist()
+    ([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [0.5, 0.5]], [0.0, 2.0, 8.0, 10.0])
+    >>> test_x.tolist(), test_y[:, 0].tolist()
+    ([[0.25, 0.25], [0.25, 0.75], [0.75, 0.25], [0.75, 0.75]], [5.0, 7.0, 13.0, 15.0])
+    """
+    pixels = check_real_array(image, name="image")
+    if pixels.ndim == 2:
+        pixels = pixels[..., np.newaxis]
+    if pixels.ndim != 3 or pixels.shape[0] < 2 or pixels.shape[1] < 2:
+        raise ValueError(
+            f"image must have shape (H, W) or (H, W, C) with H, W >= 2, got {np.shape(image)}"
+        )
+    height, width, channels = pixels.shape
+    coords = np.stack(
+        np.meshgrid(np.arange(height) / height, np.arange(width) / width, indexing="ij"),
+        axis=-1,
+    )  # (H, W, 2)
+    train, test = (slice(None, None, 2),) * 2, (slice(1, None, 2),) * 2
+    return (
+        coords[train].reshape(-1, 2),
+        pixels[train].reshape(-1, channels),
+        coords[test].reshape(-1, 2),
+        pixels[test].reshape(-1, channels),
+    )
+
+
+def feature_regression(
+    train_features: npt.ArrayLike,
+    train_targets: npt.ArrayLike,
+    test_features: npt.ArrayLike,
+    *,
+    ridge: float = 1e-3,
+) -> np.ndarray:
+    """Ridge regression on fixed features: what their kernel alone predicts, with no network.
+
+    Fits ``targets ~ [features, 1] @ W`` by minimising
+    ``|[F, 1] W - Y|^2 + ridge |W|^2`` and returns ``[F_test, 1] @ W``. With
+    sine-cosine features this is regression with their kernel
+    ``k(x - y) = sum_j cos(2 pi b_j . (x - y))``: the fit depends on the
+    features' frequencies and nothing else.
+
+    Parameters
+    ----------
+    train_features : array_like of real, shape (N, F)
+        One row of features per training point.
+    train_targets : array_like of real, shape (N, C)
+        What to fit.
+    test_features : array_like of real, shape (M, F)
+        Where to predict.
+    ridge : float, optional
+        The penalty (> 0), which keeps the solve well posed when features repeat.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 predictions of shape ``(M, C)``.
+
+    Raises
+    ------
+    TypeError
+        For non-numeric entries or a non-real ``ridge``.
+    ValueError
+        For NaN or infinite entries, arrays that are not 2-d, row or column
+        counts that do not match, or a ``ridge`` that is not a finite positive
+        number.
+
+    Examples
+    --------
+    Two features that hold the target exactly are fitted almost exactly:
+
+    >>> import numpy as np
+    >>> from sinpe.fourier import feature_regression
+    >>> x = np.linspace(0, 1, 20)[:, None]
+    >>> features = np.hstack([np.sin(2 * np.pi * x), np.cos(2 * np.pi * x)])
+    >>> fit = feature_regression(features, 3 * features[:, :1], features, ridge=1e-9)
+    >>> bool(np.allclose(fit, 3 * features[:, :1], atol=1e-6))
+    True
+    """
+    train = check_real_array(train_features, name="train_features")
+    targets = check_real_array(train_targets, name="train_targets")
+    test = check_real_array(test_features, name="test_features")
+    if train.ndim != 2 or targets.ndim != 2 or test.ndim != 2:
+        raise ValueError(
+            f"train_features, train_targets and test_features must be 2-d, got shapes "
+            f"{train.shape}, {targets.shape} and {test.shape}"
+        )
+    if train.shape[0] != targets.shape[0] or train.shape[1] != test.shape[1] or not train.size:
+        raise ValueError(
+            f"train_features {train.shape} and train_targets {targets.shape} need the same "
+            f"rows, and test_features {test.shape} the same columns as train_features"
+        )
+    penalty = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+    design = np.hstack([train, np.ones((train.shape[0], 1))])
+    gram = design.T @ design + penalty * np.eye(design.shape[1])
+    weights = np.linalg.solve(gram, design.T @ targets)
+    return np.hstack([test, np.ones((test.shape[0], 1))]) @ weights

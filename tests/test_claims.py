@@ -326,3 +326,21 @@ def test_settled_rounds_to_a_step_and_checks_the_step_boundary():
             claims.settled(1.0, ".0f", slack=0.1, step=bad)
     with pytest.raises(TypeError, match="step"):  # a bool is not a number of units
         claims.settled(1.0, ".0f", slack=0.1, step=True)
+
+
+def _glued_text(notebook, key):
+    """The text/plain value glued under ``key`` in an executed notebook."""
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == key:
+                (text,) = (v for k, v in output["data"].items() if k.endswith("text/plain"))
+                return text
+    raise KeyError(f"{key} is not glued in {notebook.name}")
+
+
+def test_chapter_8_quotes_the_best_sigma_that_chapter_5_measured(root):
+    # Chapter 8 checks its spectrum-only prediction against Chapter 5's fits; the
+    # number it compares with must be the one Chapter 5's twin records.
+    measured = _glued_text(root / "book" / "ch05_fourier_features.ipynb", "best-sigma")
+    quoted = _glued_text(root / "book" / "ch08_trained_models.ipynb", "ch5-best-sigma")
+    assert measured == quoted, (measured, quoted)

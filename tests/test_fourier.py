@@ -159,3 +159,101 @@ def test_mlp_gradients_and_fit():
         mlp, x, 2 * x - 1, steps=300, lr=1e-2, eval_inputs=x, record_every=100
     )
     assert log.steps == [100, 200, 300] and log.losses[-1] < 1e-3
+
+
+# ---------------------------------------------------------------------------------
+# The image-fitting toy: the photograph, the split, and the kernel-only fit
+
+
+def test_hopper_image_is_a_block_average_of_the_full_crop():
+    full = fourier.hopper_image(480)
+    small = fourier.hopper_image(48)
+    assert full.shape == (480, 480, 3) and small.shape == (48, 48, 3)
+    for i, j in [(0, 0), (7, 31), (47, 47)]:
+        block = full[10 * i : 10 * i + 10, 10 * j : 10 * j + 10]
+        np.testing.assert_allclose(small[i, j], block.mean(axis=(0, 1)), rtol=1e-12)
+    assert 0.0 <= full.min() and full.max() <= 1.0 and full.std() > 0.1
+
+
+@pytest.mark.parametrize(
+    "size, error",
+    [(7, ValueError), (0, ValueError), (960, ValueError), (1.5, TypeError), ("96", TypeError)],
+)
+def test_hopper_image_refuses_a_size_that_does_not_divide_the_crop(size, error):
+    with pytest.raises(error, match="size"):
+        fourier.hopper_image(size)
+
+
+def test_interpolation_split_takes_even_pixels_to_fit_and_odd_ones_to_test():
+    height, width = 4, 6
+    image = np.arange(height * width * 2, dtype=float).reshape(height, width, 2)
+    train_x, train_y, test_x, test_y = fourier.interpolation_split(image)
+    train = [(r, c) for r in range(0, height, 2) for c in range(0, width, 2)]
+    test = [(r, c) for r in range(1, height, 2) for c in range(1, width, 2)]
+    assert train_x.tolist() == [[r / height, c / width] for r, c in train]
+    assert test_x.tolist() == [[r / height, c / width] for r, c in test]
+    assert train_y.tolist() == [image[r, c].tolist() for r, c in train]
+    assert test_y.tolist() == [image[r, c].tolist() for r, c in test]
+    grey = fourier.interpolation_split(image[..., 0])
+    assert grey[1].shape == (6, 1) and grey[3].shape == (6, 1)
+
+
+@pytest.mark.parametrize(
+    "image, error",
+    [
+        (np.ones(4), ValueError),
+        (np.ones((1, 4)), ValueError),
+        (np.ones((2, 2, 2, 2)), ValueError),
+        (np.full((2, 2), np.nan), ValueError),
+        (np.array([["a", "b"], ["c", "d"]]), TypeError),
+    ],
+)
+def test_interpolation_split_refuses_what_is_not_an_image(image, error):
+    with pytest.raises(error, match="image"):
+        fourier.interpolation_split(image)
+
+
+def test_feature_regression_is_least_squares_with_an_intercept():
+    rng = np.random.default_rng(0)
+    features, targets = rng.normal(size=(30, 5)), rng.normal(size=(30, 2))
+    new = rng.normal(size=(7, 5))
+    design = np.hstack([features, np.ones((30, 1))])
+    weights = np.linalg.lstsq(design, targets, rcond=None)[0]
+    expected = np.hstack([new, np.ones((7, 1))]) @ weights
+    got = fourier.feature_regression(features, targets, new, ridge=1e-12)
+    np.testing.assert_allclose(got, expected, rtol=1e-8, atol=1e-10)
+
+
+def test_feature_regression_recovers_an_affine_target_and_shrinks_with_the_ridge():
+    rng = np.random.default_rng(1)
+    features = rng.normal(size=(40, 3))
+    targets = features @ np.array([[1.0], [-2.0], [0.5]]) + 3.0
+    exact = fourier.feature_regression(features, targets, features, ridge=1e-10)
+    np.testing.assert_allclose(exact, targets, rtol=1e-8)
+    shrunk = fourier.feature_regression(features, targets, features, ridge=1e12)
+    assert np.abs(shrunk).max() < 1e-6  # every weight, the intercept too, goes to 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(train_targets=np.ones((5, 1))), ValueError),  # 4 rows of features
+        (dict(test_features=np.ones((2, 2))), ValueError),  # 3 columns for training
+        (dict(train_features=np.ones(4)), ValueError),
+        (dict(ridge=0.0), ValueError),
+        (dict(ridge=-1.0), ValueError),
+        (dict(ridge=np.nan), ValueError),
+        (dict(ridge="1e-3"), TypeError),
+        (dict(test_features=np.full((2, 3), np.inf)), ValueError),
+    ],
+)
+def test_feature_regression_refuses_mismatched_or_bad_input(kwargs, error):
+    arguments = dict(
+        train_features=np.ones((4, 3)),
+        train_targets=np.ones((4, 1)),
+        test_features=np.ones((2, 3)),
+        ridge=1e-3,
+    )
+    arguments.update(kwargs)
+    with pytest.raises(error):
+        fourier.feature_regression(**arguments)

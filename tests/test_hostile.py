@@ -284,6 +284,19 @@ CASES: dict[str, Case] = {
             log_sampling=True,
         ),
     ),
+    "sinpe.fourier.hopper_image": Case(fourier.hopper_image, lambda: dict(size=48)),
+    "sinpe.fourier.interpolation_split": Case(
+        fourier.interpolation_split, lambda: dict(image=_matrix(4, 4))
+    ),
+    "sinpe.fourier.feature_regression": Case(
+        fourier.feature_regression,
+        lambda: dict(
+            train_features=_matrix(6, 3),
+            train_targets=_matrix(6, 2, seed=1),
+            test_features=_matrix(2, 3, seed=2),
+            ridge=1e-3,
+        ),
+    ),
     "sinpe.fourier.psnr": Case(
         fourier.psnr, lambda: dict(prediction=np.full(4, 0.5), target=np.full(4, 0.25))
     ),
