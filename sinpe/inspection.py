@@ -310,7 +310,7 @@ def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
 
 
 def unseen_phases(
-    trained_length: int, positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0
+    positions: npt.ArrayLike, d_model: int, *, trained_length: int, base: float = 10000.0
 ) -> np.ndarray:
     """Which pairs turn, at each position, to an angle never met in training.
 
@@ -323,12 +323,12 @@ def unseen_phases(
 
     Parameters
     ----------
-    trained_length : int
-        Positions seen in training (at least 1).
     positions : array_like of real, shape (N,)
         The positions to check.
     d_model : int
         Width; positive and even.
+    trained_length : int
+        Positions seen in training (at least 1).
     base : float, optional
         The constant ``C`` of the frequencies.
 
@@ -341,8 +341,8 @@ def unseen_phases(
     Raises
     ------
     TypeError, ValueError
-        For a bad ``trained_length``, ``positions`` (non-real, NaN, infinite,
-        not 1-d), ``d_model`` or ``base``.
+        For bad ``positions`` (non-real, NaN, infinite, not 1-d), ``d_model``,
+        ``trained_length`` or ``base``.
 
     Examples
     --------
@@ -350,7 +350,7 @@ def unseen_phases(
     position 2 (2 rad) is a whole step past the arc; 1.4 is within half a step.
 
     >>> from sinpe.inspection import unseen_phases
-    >>> unseen_phases(2, [1.4, 2.0], 2)[:, 0].tolist()
+    >>> unseen_phases([1.4, 2.0], 2, trained_length=2)[:, 0].tolist()
     [False, True]
     """
     length = check_count(trained_length, "trained_length", hint="such as 16")

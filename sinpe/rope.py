@@ -133,7 +133,8 @@ def scaled_frequencies(
     ------
     TypeError, ValueError
         For a bad ``d_model``, ``base`` or ``factor`` (finite, >= 1), an unknown
-        ``method``, or YaRN bounds that are not ``0 <= alpha < beta``.
+        ``method``, YaRN bounds that are not ``0 <= alpha < beta``, or, with
+        ``"ntk"``, a ``factor`` so large that the new base overflows float64.
 
     Examples
     --------
@@ -153,7 +154,17 @@ def scaled_frequencies(
     if method == "ntk":
         if width == 2:
             return frequencies(width, base=constant)  # one pair, frequency 1: nothing to stretch
-        return frequencies(width, base=constant * scale ** (width / (width - 2)))
+        try:
+            stretched = constant * scale ** (width / (width - 2))
+        except OverflowError:
+            stretched = math.inf
+        if not math.isfinite(stretched):
+            raise ValueError(
+                f"factor={factor!r} is too large for NTK scaling: the new base "
+                f"{constant:g} * factor ** ({width} / {width - 2}) overflows float64; "
+                f"pass a factor of at most the context length ratio, such as 8.0"
+            )
+        return frequencies(width, base=stretched)
     if not (0 <= alpha < beta) or not math.isfinite(beta):
         raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
     original_length = check_count(original_length, "original_length", hint="such as 4096")

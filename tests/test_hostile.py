@@ -410,7 +410,7 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.inspection.unseen_phases": Case(
         inspection.unseen_phases,
-        lambda: dict(trained_length=4, positions=np.arange(6), d_model=8, base=1e4),
+        lambda: dict(positions=np.arange(6), d_model=8, trained_length=4, base=1e4),
     ),
     "sinpe.inspection.position_spectrum": Case(
         inspection.position_spectrum, lambda: dict(table=_matrix(6, 3))

@@ -254,7 +254,7 @@ def _unseen_by_hand(trained_length, position, omega):
 )
 def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
     positions = np.concatenate([np.arange(60), [1000.5, 12345.0]])
-    got = inspection.unseen_phases(trained, positions, d_model, base=base)
+    got = inspection.unseen_phases(positions, d_model, trained_length=trained, base=base)
     omega = sinpe.frequencies(d_model, base=base)
     assert got.shape == (len(positions), d_model // 2)
     for n, p in enumerate(positions):
@@ -263,24 +263,24 @@ def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
 
 
 def test_trained_positions_are_never_unseen_and_fast_pairs_never_are():
-    got = inspection.unseen_phases(16, np.arange(16), 32)
+    got = inspection.unseen_phases(np.arange(16), 32, trained_length=16)
     assert not got.any()
     # pairs 0 and 1 go round within 16 positions (wavelengths 6.3 and 11.2)
-    far = inspection.unseen_phases(16, np.arange(5000), 32)
+    far = inspection.unseen_phases(np.arange(5000), 32, trained_length=16)
     assert not far[:, :2].any() and far[:, 2:].any()
 
 
 def test_unseen_phases_refuse_bad_arguments():
     with pytest.raises(ValueError, match="trained_length"):
-        inspection.unseen_phases(0, [1.0], 8)
+        inspection.unseen_phases([1.0], 8, trained_length=0)
     with pytest.raises(ValueError, match="1-d"):
-        inspection.unseen_phases(4, np.ones((2, 2)), 8)
+        inspection.unseen_phases(np.ones((2, 2)), 8, trained_length=4)
     with pytest.raises(ValueError, match="positions"):
-        inspection.unseen_phases(4, [np.inf], 8)
+        inspection.unseen_phases([np.inf], 8, trained_length=4)
     with pytest.raises(ValueError, match="d_model"):
-        inspection.unseen_phases(4, [1.0], 7)
+        inspection.unseen_phases([1.0], 7, trained_length=4)
     with pytest.raises(ValueError, match="entries"):
-        inspection.unseen_phases(2**20, np.arange(2**12), 8)
+        inspection.unseen_phases(np.arange(2**12), 8, trained_length=2**20)
 
 
 # ---------------------------------------------------------------------------------
@@ -389,6 +389,14 @@ def test_a_stretch_of_one_changes_nothing():
     for method in ("interpolation", "ntk"):
         same = experiments.extend_context(model, method, 1.0, original_length=8)
         np.testing.assert_allclose(same(tokens), model(tokens), rtol=1e-13, atol=1e-13)
+
+
+def test_ntk_scaling_refuses_a_factor_whose_base_overflows():
+    with pytest.raises(ValueError, match="factor"):
+        scaled_frequencies(8, 1e300, method="ntk")
+    with pytest.raises(ValueError, match="factor"):
+        experiments.extend_context(_rope_model(), "ntk", 1e300, original_length=8)
+    assert np.isfinite(scaled_frequencies(8, 1e6, method="ntk")).all()
 
 
 def test_extend_context_refuses_models_without_rope_and_bad_options():
