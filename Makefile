@@ -7,6 +7,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 JB := $(BIN)/jupyter-book build . -W -n --keep-going
 
+# Every command runs $(BIN)/... directly. A virtual environment activated in the caller's
+# shell would only make IPython warn that it is not the one in use (and the tests turn
+# warnings into errors), so it is not passed on.
+unexport VIRTUAL_ENV
+
 # Notebooks are executed (make twins) and validated (make nbval, portability) in the
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
