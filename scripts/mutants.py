@@ -1581,14 +1581,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "inspection.py",
-        "rotation = ((a + d) + 1j * (c - b)) / 2",
-        "rotation = ((a + d) + 1j * (b - c)) / 2",
+        "rotation = (a + d) + 1j * (c - b)  # rho e^(i theta)",
+        "rotation = (a + d) + 1j * (b - c)  # rho e^(i theta)",
         "pair_blocks: rotation angle of the key-side map (sign of theta flipped)",
     ),
     M(
         "inspection.py",
-        "reflection = ((d - a) + 1j * (b + c)) / 2",
-        "reflection = ((a - d) + 1j * (b + c)) / 2",
+        "reflection = (d - a) + 1j * (b + c)  # sigma e^(i psi)",
+        "reflection = (a - d) + 1j * (b + c)  # sigma e^(i psi)",
         "pair_blocks: reflection part with a and d swapped",
     ),
     M(
@@ -1611,9 +1611,15 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "inspection.py",
-        "return nearest > np.minimum(omega, np.pi) / 2",
+        "return nearest > np.minimum(turn, 2 * np.pi - turn) / 2  # half a step on the circle",
         "return nearest > omega / 2",
-        "unseen_phases: no cap at pi for half a step (a base below 1)",
+        "unseen_phases: the step not measured on the circle (a base below 1)",
+    ),
+    M(
+        "inspection.py",
+        "power[1 : (rows.shape[0] + 1) // 2] *= 2",
+        "pass",
+        "position_spectrum: the Nyquist bin weighted like the others",
     ),
     M(
         "inspection.py",

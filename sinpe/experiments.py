@@ -451,9 +451,10 @@ def extend_context(
     """A copy of a RoPE model stretched, without training, to a context ``factor`` times longer.
 
     Every attention layer of the copy rotates with
-    :func:`sinpe.rope.scaled_frequencies` of its head width; ``"yarn"`` also
-    divides the query-key products by :func:`sinpe.rope.yarn_temperature`. The
-    weights are shared by value (a deep copy), so ``model`` is unchanged.
+    :func:`sinpe.rope.scaled_frequencies` of its head width (from the default base
+    10000, replacing any frequencies the layers had); ``"yarn"`` also divides the
+    query-key products by :func:`sinpe.rope.yarn_temperature`. The weights are
+    copied (a deep copy), so ``model`` is unchanged.
 
     Parameters
     ----------
@@ -479,12 +480,13 @@ def extend_context(
         ``factor`` or a non-integer ``original_length``.
     ValueError
         If the model does not use RoPE, or for an unknown ``method``, a
-        ``factor`` below 1 or an ``original_length`` below 1.
+        ``factor`` below 1 (or, with ``"ntk"``, so large that the new base
+        overflows) or an ``original_length`` below 1.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sinpe import nn
+    >>> from sinpe.experiments import extend_context
     >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="rope")
     >>> longer = extend_context(model, "yarn", 4.0, original_length=16)
     >>> attention = longer.layers[0].self_attn

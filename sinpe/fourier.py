@@ -513,6 +513,8 @@ def interpolation_split(
             f"image must have shape (H, W) or (H, W, C) with H, W >= 2, got {np.shape(image)}"
         )
     height, width, channels = pixels.shape
+    if channels == 0:
+        raise ValueError(f"image must have at least one channel, got shape {np.shape(image)}")
     coords = np.stack(
         np.meshgrid(np.arange(height) / height, np.arange(width) / width, indexing="ij"),
         axis=-1,
@@ -593,6 +595,19 @@ def feature_regression(
         )
     penalty = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
     design = np.hstack([train, np.ones((train.shape[0], 1))])
-    gram = design.T @ design + penalty * np.eye(design.shape[1])
-    weights = np.linalg.solve(gram, design.T @ targets)
-    return np.hstack([test, np.ones((test.shape[0], 1))]) @ weights
+    with np.errstate(over="ignore", invalid="ignore"):
+        gram = design.T @ design + penalty * np.eye(design.shape[1])
+        try:
+            weights = np.linalg.solve(gram, design.T @ targets)
+        except np.linalg.LinAlgError as error:
+            raise ValueError(
+                f"ridge={penalty!r} is too small for these features (the regression is "
+                f"singular); pass a larger ridge, such as 1e-3"
+            ) from error
+        prediction = np.hstack([test, np.ones((test.shape[0], 1))]) @ weights
+    if not np.isfinite(prediction).all():
+        raise ValueError(
+            "the regression overflows float64 for features and targets this large; "
+            "scale them to order 1 (sine-cosine features already are)"
+        )
+    return prediction

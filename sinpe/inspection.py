@@ -165,7 +165,7 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
         positive and even.
     layout : {"interleaved", "concat"}, optional
         Where pair ``i`` sits: entries ``(2i, 2i + 1)``, or ``(i, i + D / 2)``
-        (sines first, as :func:`sinpe.positional_encoding` lays them out).
+        (sines first, as ``sinpe.positional_encoding(..., layout="concat")``).
 
     Returns
     -------
@@ -203,10 +203,11 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     half = width // 2
     sines = np.arange(half) * 2 if layout == "interleaved" else np.arange(half)
     cosines = sines + 1 if layout == "interleaved" else np.arange(half) + half
-    a, b = matrix[sines, sines], matrix[sines, cosines]
-    c, d = matrix[cosines, sines], matrix[cosines, cosines]
-    rotation = ((a + d) + 1j * (c - b)) / 2
-    reflection = ((d - a) + 1j * (b + c)) / 2
+    half_form = matrix / 2  # halved first: a + d of two huge entries cannot overflow
+    a, b = half_form[sines, sines], half_form[sines, cosines]
+    c, d = half_form[cosines, sines], half_form[cosines, cosines]
+    rotation = (a + d) + 1j * (c - b)  # rho e^(i theta)
+    reflection = (d - a) + 1j * (b + c)  # sigma e^(i psi)
     return PairBlocks(
         np.abs(rotation), np.angle(rotation), np.abs(reflection), np.angle(reflection)
     )
@@ -316,8 +317,9 @@ def unseen_phases(
 
     Pair ``i`` at position ``p`` is at the angle ``w_i p`` (mod 2 pi). Training on
     positions ``0 .. trained_length - 1`` shows the model the angles ``w_i q``; an
-    angle is *unseen* when it is more than half a step, ``min(w_i, pi) / 2``, from
-    each of them (a step beyond pi looks, on the circle, like one below it). Fast
+    angle is *unseen* when it is more than half a step from each of them, the step
+    being the turn ``w_i`` measured on the circle (``min(w_i mod 2 pi, 2 pi - w_i mod
+    2 pi)``: a turn beyond pi looks like a smaller one the other way). Fast
     pairs go round within the training length and leave no gap; a slow pair sees
     only an arc, and everything past its end is new.
 
@@ -358,12 +360,16 @@ def unseen_phases(
     if where.ndim != 1:
         raise ValueError(f"positions must be 1-d, got shape {where.shape}")
     omega = frequencies(d_model, base=check_base(base))  # (P,)
-    check_entries((where.size, omega.size, length), what="positions x pairs x trained_length")
+    # complex128 (two float64 entries) and two temporaries of that size
+    check_entries(
+        (where.size, omega.size, length, 6), what="positions x pairs x trained_length (complex)"
+    )
     seen = np.arange(length, dtype=np.float64)
     # distance on the circle between each checked angle and each trained one: (N, P, L)
     gaps = np.angle(np.exp(1j * omega[None, :, None] * (where[:, None, None] - seen)))
     nearest = np.abs(gaps).min(axis=-1)  # (N, P)
-    return nearest > np.minimum(omega, np.pi) / 2
+    turn = np.mod(omega, 2 * np.pi)
+    return nearest > np.minimum(turn, 2 * np.pi - turn) / 2  # half a step on the circle
 
 
 def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
@@ -382,9 +388,10 @@ def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        float64 array of shape ``(T // 2 + 1,)``: the share of power at ``j``
-        cycles per ``T`` positions, ``j = 0 .. T // 2`` (the share at 0 is 0
-        after centring). Sums to 1.
+        float64 array of shape ``(T // 2 + 1,)``: the share of the variance at
+        ``j`` cycles per ``T`` positions, ``j = 0 .. T // 2`` (the share at 0 is
+        0 after centring; a bin below the Nyquist frequency counts both of its
+        ``+-j`` terms). Sums to 1.
 
     Raises
     ------
@@ -406,7 +413,12 @@ def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     """
     rows = _check_table(table)
     centred = rows - rows.mean(axis=0)
+    peak = np.abs(centred).max()
+    if peak > 0:
+        centred = centred / peak  # the shares do not depend on the scale; no overflow
     power = (np.abs(np.fft.rfft(centred, axis=0)) ** 2).sum(axis=1)
+    # each bin strictly between 0 and the Nyquist frequency stands for two (+- j)
+    power[1 : (rows.shape[0] + 1) // 2] *= 2
     total = power.sum()
     if not total > 0:
         raise ValueError("table does not vary along positions, so it has no spectrum")
@@ -419,8 +431,9 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     The best orthogonal ``Q`` (orthogonal Procrustes: ``Q = U V^T`` from the SVD of
     ``X^T Y``) sends the rows ``X = table[:-offset]`` as near as it can to
     ``Y = table[offset:]``; the result is ``|X Q - Y| / |Y|`` (Frobenius norms). It
-    is 0 for the sinusoidal table, where ``Q`` is Chapter 2's ``M_offset``; about 1
-    or more for rows with no such structure.
+    is 0 for the sinusoidal table, where ``Q`` is Chapter 2's ``M_offset``; about 0.5
+    for 16 independent Gaussian rows of width 32, and more when the rows' lengths
+    differ.
 
     Parameters
     ----------
@@ -454,6 +467,8 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     """
     rows = _check_table(table)
     step = check_count(offset, "offset", minimum=1, maximum=rows.shape[0] - 1, hint="such as 1")
+    peak = np.abs(rows).max()
+    rows = rows / peak if peak > 0 else rows  # the residual is scale-free; no overflow
     before, after = rows[:-step], rows[step:]
     scale = np.linalg.norm(after)
     if not scale > 0:

@@ -875,7 +875,7 @@ class MultiHeadAttention(Module):
         :func:`sinpe.rope.scaled_frequencies`; by default ``10000 ** (-2 i / head_width)``.
         Kept as the attribute ``frequencies`` (None for the default).
     temperature : float, optional
-        The query-key products are divided by it (> 0): YaRN's attention temperature
+        The query-key products are divided by it (>= 1e-6): YaRN's attention temperature
         (:func:`sinpe.rope.yarn_temperature`). Kept as the attribute ``temperature``.
 
     Raises
@@ -888,7 +888,7 @@ class MultiHeadAttention(Module):
         ``encoding`` is unknown, the head width is odd with ``"rope"``, the
         weights would exceed 2**31 entries, ``frequencies`` are given without
         ``"rope"``, have another shape or are not finite, or ``temperature`` is
-        not a finite positive number.
+        not a finite number of at least 1e-6.
 
     Examples
     --------
@@ -938,7 +938,7 @@ class MultiHeadAttention(Module):
     def _set_rope(self, frequencies, temperature: float, *, head_width: int) -> None:
         """Check and keep RoPE's frequencies and the temperature of the scores."""
         self.temperature = check_real(
-            temperature, "temperature", minimum=0.0, strict_minimum=True, hint="such as 1.0"
+            temperature, "temperature", minimum=1e-6, hint="such as 1.0 (at least 1e-6)"
         )
         if frequencies is None:
             self.frequencies = None
@@ -1377,7 +1377,7 @@ class PositionalEncoding(Module):
         The constant ``C`` of the sinusoids.
     std : float, optional
         Standard deviation of the learned table's initial entries (> 0): 1 as
-        ``torch.nn.Embedding``, 0.02 as GPT-2.
+        ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
 
     Raises
     ------
@@ -1519,7 +1519,7 @@ class TokenModel(Module):
         Keep the skip connections of every layer.
     position_std : float, optional
         Standard deviation of a learned position table's initial entries (> 0):
-        1 as ``torch.nn.Embedding``, 0.02 as GPT-2.
+        1 as ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
 
     Raises
     ------

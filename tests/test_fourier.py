@@ -257,3 +257,17 @@ def test_feature_regression_refuses_mismatched_or_bad_input(kwargs, error):
     arguments.update(kwargs)
     with pytest.raises(error):
         fourier.feature_regression(**arguments)
+
+
+def test_feature_regression_says_what_to_do_when_it_cannot_solve():
+    repeated = np.ones((4, 3))
+    with pytest.raises(ValueError, match="ridge"):
+        fourier.feature_regression(repeated, np.ones((4, 1)), repeated, ridge=1e-300)
+    huge = np.full((4, 3), 1e200) * np.arange(1, 5)[:, None]
+    with pytest.raises(ValueError, match="scale"):
+        fourier.feature_regression(huge, np.ones((4, 1)), huge)
+
+
+def test_an_image_without_channels_is_refused():
+    with pytest.raises(ValueError, match="channel"):
+        fourier.interpolation_split(np.ones((2, 2, 0)))

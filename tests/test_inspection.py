@@ -240,7 +240,8 @@ def test_attention_on_needs_a_query_axis():
 
 
 def _unseen_by_hand(trained_length, position, omega):
-    step = min(omega, math.pi) / 2
+    turn = abs(math.remainder(omega, 2 * math.pi))  # the step, on the circle
+    step = turn / 2
     nearest = min(
         abs(math.remainder(omega * position - omega * q, 2 * math.pi))
         for q in range(trained_length)
@@ -250,7 +251,8 @@ def _unseen_by_hand(trained_length, position, omega):
 
 @pytest.mark.parametrize(
     "d_model, base, trained",
-    [(8, 1e4, 16), (16, 100.0, 5), (6, 7.0, 1), (8, 0.01, 3)],  # base < 1: w_i up to 1000
+    # base < 1: w_i up to 1000; and w_1 = 2 pi - 0.01, a small step the other way
+    [(8, 1e4, 16), (16, 100.0, 5), (6, 7.0, 1), (8, 0.01, 3), (4, (2 * math.pi - 0.01) ** -2, 8)],
 )
 def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
     positions = np.concatenate([np.arange(60), [1000.5, 12345.0]])
@@ -464,6 +466,7 @@ def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
         (dict(encoding="rope", frequencies=np.ones((2, 1))), ValueError, "dimensions"),
         (dict(encoding="rope", frequencies=["a", "b"]), TypeError, "frequencies"),
         (dict(temperature=0.0), ValueError, "temperature"),
+        (dict(temperature=1e-320), ValueError, "temperature"),
         (dict(temperature=-1.0), ValueError, "temperature"),
         (dict(temperature=np.inf), ValueError, "temperature"),
         (dict(temperature="1"), TypeError, "temperature"),
@@ -502,3 +505,36 @@ def test_position_std_scales_the_draws_of_the_learned_table():
 def test_position_std_must_be_a_positive_number(std, error):
     with pytest.raises(error, match="std"):
         nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", position_std=std)
+
+
+def test_a_turn_just_short_of_a_full_circle_is_a_small_step():
+    base = (2 * math.pi - 0.01) ** -2  # d = 4: w_1 = 2 pi - 0.01
+    unseen = inspection.unseen_phases(np.arange(200), 4, trained_length=8, base=base)
+    # training saw an arc of 7 * 0.01 rad for pair 1: almost every later position is new
+    assert unseen[:8, 1].sum() == 0 and unseen[20:, 1].all()
+
+
+def test_the_spectrum_counts_both_halves_of_a_bin_below_nyquist():
+    p = np.arange(16)
+    columns = np.stack([np.cos(2 * np.pi * p / 16), 0.5 * np.cos(np.pi * p)], axis=1)
+    # variances: 1/2 at 1 cycle, 1/4 at the Nyquist frequency (8 cycles)
+    got = inspection.position_spectrum(columns)
+    assert got[1] == pytest.approx(2 / 3) and got[8] == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200, 1e307])
+def test_huge_and_tiny_entries_give_the_same_shares_and_residuals(scale):
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(10, 4))
+    np.testing.assert_allclose(
+        inspection.position_spectrum(scale * table),
+        inspection.position_spectrum(table),
+        rtol=1e-12,
+        atol=1e-15,  # the share at 0 cycles is 0 up to rounding
+    )
+    assert inspection.shift_rotation_residual(scale * table) == pytest.approx(
+        inspection.shift_rotation_residual(table), rel=1e-10
+    )
+    form = rng.normal(size=(4, 4))
+    blocks = inspection.pair_blocks(scale * form / np.abs(form).max())
+    assert all(np.isfinite(part).all() for part in blocks)
