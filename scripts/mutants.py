@@ -298,8 +298,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "return frequencies(width, base=constant * scale ** (width / (width - 2)))",
-        "return frequencies(width, base=constant * scale)",
+        "stretched = constant * scale ** (width / (width - 2))",
+        "stretched = constant * scale",
         "scaled_frequencies: NTK base without the d/(d-2) exponent",
     ),
     M(
