@@ -1593,8 +1593,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "inspection.py",
-        'cosines = sines + 1 if layout == "interleaved" else np.arange(half) + half',
-        "cosines = sines + 1",
+        'where = layout_permutation(width, layout, "concat")',
+        'where = layout_permutation(width, "interleaved", "concat")',
         "pair_blocks: the concat layout read as interleaved",
     ),
     M(

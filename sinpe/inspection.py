@@ -32,7 +32,7 @@ from sinpe._validation import (
     check_layout,
     check_real_array,
 )
-from sinpe.core import frequencies
+from sinpe.core import frequencies, layout_permutation
 
 __all__ = [
     "PairBlocks",
@@ -200,9 +200,9 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
         raise ValueError(f"form must be a square (D, D) array, got shape {matrix.shape}")
     width = check_d_model(matrix.shape[0], name="the side D of form")
     layout = check_layout(layout)
-    half = width // 2
-    sines = np.arange(half) * 2 if layout == "interleaved" else np.arange(half)
-    cosines = sines + 1 if layout == "interleaved" else np.arange(half) + half
+    # column of the form holding concat entry j: sines are j < D/2, cosines the rest
+    where = layout_permutation(width, layout, "concat")
+    sines, cosines = where[: width // 2], where[width // 2 :]
     half_form = matrix / 2  # halved first: a + d of two huge entries cannot overflow
     a, b = half_form[sines, sines], half_form[sines, cosines]
     c, d = half_form[cosines, sines], half_form[cosines, cosines]
