@@ -6,6 +6,7 @@ import re
 import sys
 import tomllib
 
+import lockfile
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
@@ -13,14 +14,19 @@ from packaging.utils import canonicalize_name
 
 
 def _lock(root):
-    pins = {}
-    for line in (root / "requirements.lock").read_text().splitlines():
-        if not line or line.startswith("#"):
-            continue
-        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^\s;]+)", line)
-        assert match, f"not an exact pin: {line!r}"
-        pins[canonicalize_name(match.group(1))] = match.group(2)
-    return pins
+    return lockfile.pins(root / "requirements.lock")
+
+
+def test_every_locked_version_carries_its_hashes(root):
+    # pip install --require-hashes (make, environment.yml) refuses an entry without one.
+    entries = lockfile.entries(root / "requirements.lock")
+    assert len(entries) > 100
+    for entry in entries:
+        assert entry.hashes, f"{entry.name}=={entry.version} has no --hash"
+        assert len(set(entry.hashes)) == len(entry.hashes), entry.name
+    # The universal lock pins what only Windows or macOS need, under their markers.
+    markers = {entry.name: str(entry.marker) for entry in entries if entry.marker}
+    assert "win32" in markers["colorama"] and "darwin" in markers["appnope"].lower()
 
 
 def _satisfied(requirement: Requirement, pins: dict[str, str]) -> bool:
@@ -62,7 +68,10 @@ def test_environment_yml_installs_the_lock(root):
     assert f"python={locked_python}" in deps
     pip_section = next(item["pip"] for item in deps if isinstance(item, dict))
     assert "-r requirements.lock" in pip_section
-    assert "-e ." in pip_section
+    # The lock's hashes put pip in hash-checking mode for the whole section, which refuses
+    # an editable (or any local) requirement: sinpe itself is installed by a second command.
+    assert not any(item.startswith(("-e", ".")) for item in pip_section), pip_section
+    assert "pip install --no-deps -e ." in (root / "environment.yml").read_text()
     # Nothing else in the conda file may pin a package differently from the lock.
     conda_names = {str(d).split("=")[0] for d in deps if isinstance(d, str)}
     assert conda_names <= {"python", "pip"}
