@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_encoder_layer.py            # NumPy only
     /path/to/env-with-torch/bin/python benchmarks/bench_encoder_layer.py \
-        [--json benchmarks/results/encoder_layer.json]
+        [--json sinpe/data/benchmarks/encoder_layer.json]
 
 Both run in float32 on the same weights and inputs, with the same number of
 threads, in the same process; each time is the best of several repeats. The

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/table.py [--repeats 5] [--json benchmarks/results/table.json]
+    python benchmarks/table.py [--repeats 5] [--json sinpe/data/benchmarks/table.json]
 
 Methods, for each (n, d) and dtype:
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/trig.py [--repeats 5] [--json benchmarks/results/trig.json]
+    python benchmarks/trig.py [--repeats 5] [--json sinpe/data/benchmarks/trig.json]
     python benchmarks/trig.py --accuracy   # the error measurement of sinpe/_trig.py
 
 Cases (float64 phases):

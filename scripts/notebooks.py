@@ -6,6 +6,7 @@ Usage::
     python scripts/notebooks.py check                    # md vs twin, all executed
     python scripts/notebooks.py validate [PATH ...]      # nbval: outputs reproduce
     python scripts/notebooks.py validate --elsewhere     # ... on "another machine"
+    python scripts/notebooks.py validate --reader        # ... as a reader runs them
 
 ``build`` reads each MyST notebook with jupytext, gives its cells stable ids,
 executes it with nbclient (no timing metadata) and writes the twin beside it,
@@ -17,7 +18,11 @@ check of ``scripts/nbval_figures.py`` (every PNG a cell draws against the
 committed one, which nbval itself skips); with ``--elsewhere`` it is the
 portability check: NumPy limited to its baseline SIMD level, another libm and
 perturbed random floats (``tests/portability/startup.py``), and the committed
-outputs, figures included, must still match.
+outputs, figures included, must still match. With ``--reader`` it is the reader's
+path (issue 27): the notebook download (``scripts/notebook_zips.py``) unpacked into an
+empty folder, a new virtual environment with only what its README installs, and nbval
+on the reader's editions with that environment's kernel and none of the variables
+above (no thread limits, no hash seed), as in a reader's Jupyter.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 import jupytext
@@ -51,7 +57,8 @@ DETERMINISTIC_ENV = {
 ELSEWHERE_STARTUP = ROOT / "tests" / "portability" / "startup.py"
 
 #: The nbval command (paths are appended). ``scripts/nbval_figures.py`` adds the figure
-#: comparison that nbval lacks (it skips PNG outputs).
+#: comparison that nbval lacks (it skips PNG outputs), ``scripts/notebook_times.py`` a
+#: table of seconds per notebook.
 NBVAL = [
     "-m",
     "pytest",
@@ -59,11 +66,17 @@ NBVAL = [
     "no:cacheprovider",
     "-p",
     "scripts.nbval_figures",
+    "-p",
+    "scripts.notebook_times",
     "--nbval",
-    "--nbval-current-env",
     "--nbval-sanitize-with",
     str(ROOT / "tests" / "nbval_sanitize.cfg"),
 ]
+
+#: Where the reader's path runs: the unpacked download, its venv and its kernel.
+READER_RUN = ROOT / "_build" / "reader-path"
+#: The kernel of the reader's venv, as nbval knows it.
+READER_KERNEL = "sinpe-reader"
 
 #: Where the figure check saves failing figures (one folder per run: they run side by side).
 FIGURE_DIFFS = ROOT / "_build" / "figure-diffs"
@@ -209,9 +222,58 @@ def elsewhere_env(ipython_dir: Path) -> dict[str, str]:
     return env
 
 
-def validate(paths: list[Path], *, elsewhere: bool) -> int:
-    """Run nbval on the twins; with ``elsewhere``, as on another machine."""
+def reader_env(run: Path = READER_RUN) -> tuple[dict[str, str], Path]:
+    """Unpack the notebook download into an empty folder and install what its README
+    says into a new venv; return nbval's environment (a reader's: none of
+    :data:`DETERMINISTIC_ENV`) and the folder of the notebooks."""
+    import notebook_zips
+
+    shutil.rmtree(run, ignore_errors=True)
+    executed, _fresh = notebook_zips.write_zips(run / "downloads")
+    with zipfile.ZipFile(executed) as archive:
+        archive.extractall(run)
+    folder = run / notebook_zips.FOLDER
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    install = notebook_zips.INSTALL.removesuffix(f" {notebook_zips.FRONT_END}").split()
+    assert notebook_zips.INSTALL in readme, "the README gives the install command"
+    venv = run / "venv"
+    python = venv / "bin" / "python"
+    subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
+    print(f"reader's path: {' '.join(install)} in {folder}", flush=True)
+    subprocess.run([str(python), *install[1:], "--quiet"], cwd=folder, check=True)
+    subprocess.run(
+        [
+            str(python),
+            "-m",
+            "ipykernel",
+            "install",
+            "--prefix",
+            str(run / "jupyter"),
+            "--name",
+            READER_KERNEL,
+        ],
+        check=True,
+        # "Installing to ..., which is not in [...]": nbval finds it through JUPYTER_PATH.
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    env = {key: value for key, value in os.environ.items() if key not in DETERMINISTIC_ENV}
+    env["JUPYTER_PATH"] = str(run / "jupyter" / "share" / "jupyter")
+    return env, folder
+
+
+def validate(paths: list[Path], *, elsewhere: bool, reader: bool = False) -> int:
+    """Run nbval on the twins; with ``elsewhere``, as on another machine; with
+    ``reader``, on the reader's editions as a reader runs them."""
     targets = [str(path) for path in paths] or [str(BOOK)]
+    if reader:
+        env, folder = reader_env()
+        targets = [str(folder / Path(path).name) for path in paths] or [str(folder)]
+        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / "reader")]
+        kernel = ["--nbval-kernel-name", READER_KERNEL]
+        return subprocess.call(
+            [sys.executable, *NBVAL, *kernel, *diffs, *targets], env=env, cwd=ROOT
+        )
     with tempfile.TemporaryDirectory(prefix="sinpe-elsewhere-") as scratch:
         if elsewhere:
             env = elsewhere_env(Path(scratch))
@@ -224,7 +286,8 @@ def validate(paths: list[Path], *, elsewhere: bool) -> int:
         else:
             env = {**os.environ, **DETERMINISTIC_ENV}
         diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / ("elsewhere" if elsewhere else "native"))]
-        return subprocess.call([sys.executable, *NBVAL, *diffs, *targets], env=env, cwd=ROOT)
+        command = [sys.executable, *NBVAL, "--nbval-current-env", *diffs, *targets]
+        return subprocess.call(command, env=env, cwd=ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,12 +298,14 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("check", help="fail if any twin is out of sync or unexecuted")
     validate_parser = sub.add_parser("validate", help="nbval: the stored outputs reproduce")
     validate_parser.add_argument("paths", nargs="*", type=Path)
-    validate_parser.add_argument(
+    mode = validate_parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--elsewhere", action="store_true", help="the portability check (see the docstring)"
     )
+    mode.add_argument("--reader", action="store_true", help="the reader's path (see the docstring)")
     args = parser.parse_args(argv)
     if args.command == "validate":
-        return validate(args.paths, elsewhere=args.elsewhere)
+        return validate(args.paths, elsewhere=args.elsewhere, reader=args.reader)
     if args.command == "build":
         for path in args.paths or chapters():
             print(f"executing {path} ...", flush=True)

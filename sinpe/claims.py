@@ -35,9 +35,11 @@ __all__ = [
     "NUMERIC",
     "PROOF",
     "PUBLISHED",
+    "RECORD_PREFIX",
     "TOY",
     "VERDICTS",
     "Verdict",
+    "glue",
     "judge",
     "read_verdicts",
     "settled",
@@ -72,6 +74,24 @@ EVIDENCE = (PROOF, NUMERIC, TOY, PUBLISHED)
 _CLAIM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: The MIME type under which a verdict is stored in a notebook.
 MIME_TYPE = "application/vnd.sinpe.verdict+json"
+#: MIME prefix of a value glued without display (myst-nb's and scrapbook's convention).
+RECORD_PREFIX = "application/papermill.record/"
+
+
+def glue(name: str, variable: object, display: bool = True) -> None:
+    """Record ``variable`` in the running notebook under ``name``, as ``myst_nb.glue`` does.
+
+    The book's ``{glue:text}`` roles and :func:`read_verdicts` read the record from the
+    executed notebook. The output is the one myst-nb writes, so chapters glue without
+    installing myst-nb and Sphinx; with ``display=False`` the value is not shown.
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display as show
+
+    bundle, metadata = format_display_data(variable)
+    prefix = "" if display else RECORD_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    show({prefix + mime: value for mime, value in bundle.items()}, raw=True, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -348,11 +368,11 @@ def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
 
     Examples
     --------
-    A notebook with one verdict glued the way ``myst_nb.glue`` stores it:
+    A notebook with one verdict glued the way :func:`glue` stores it:
 
     >>> import dataclasses, json, pathlib, tempfile
     >>> verdict = judge("bounded", holds=True, reason="sines and cosines", evidence=PROOF)
-    >>> prefix = "application/papermill.record/"
+    >>> prefix = RECORD_PREFIX
     >>> output = {"output_type": "display_data",
     ...           "metadata": {"scrapbook": {"name": verdict.key, "mime_prefix": prefix}},
     ...           "data": {prefix + MIME_TYPE: dataclasses.asdict(verdict)}}

@@ -61,7 +61,7 @@ def bracket_after_aligned(tex: str) -> list[str]:
 
 def plumbing(cell: str) -> list[str]:
     """Lines of a visible cell that record verdicts or glue numbers into the prose."""
-    pattern = r"\bclaims\.judge\(|\bglue\(|from myst_nb import glue"
+    pattern = r"\bclaims\.judge\(|\bglue\(|import glue"
     return [line.strip() for line in cell.splitlines() if re.search(pattern, line)]
 
 

@@ -344,3 +344,42 @@ def test_chapter_8_quotes_the_best_sigma_that_chapter_5_measured(root):
     measured = _glued_text(root / "book" / "ch05_fourier_features.ipynb", "best-sigma")
     quoted = _glued_text(root / "book" / "ch08_trained_models.ipynb", "ch5-best-sigma")
     assert measured == quoted, (measured, quoted)
+
+
+# ---------------------------------------------------------------------------------
+# glue: the chapters record values as myst-nb does, without installing it
+
+
+@pytest.mark.parametrize("display", [False, True])
+@pytest.mark.parametrize("value", ["1.78", 3, "markdown"])
+def test_glue_writes_what_myst_nb_glue_writes(value, display):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import Markdown
+    from IPython.utils.capture import capture_output
+    from myst_nb import glue as myst_glue
+
+    InteractiveShell.instance()
+    value = Markdown("**x** $y$") if value == "markdown" else value
+    with capture_output() as ours:
+        claims.glue("key", value, display=display)
+    with capture_output() as theirs:
+        myst_glue("key", value, display=display)
+    assert [(o.data, o.metadata) for o in ours.outputs] == [
+        (o.data, o.metadata) for o in theirs.outputs
+    ]
+    (output,) = ours.outputs
+    assert output.metadata["scrapbook"]["mime_prefix"] == ("" if display else claims.RECORD_PREFIX)
+
+
+def test_a_verdict_glued_by_sinpe_is_read_back(tmp_path):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()
+    verdict = claims.judge("glued", holds=True, reason="x", evidence=claims.PROOF)
+    with capture_output() as captured:
+        claims.glue(verdict.key, verdict, display=False)
+    (output,) = captured.outputs
+    recorded = nbformat.v4.new_output("display_data", data=output.data, metadata=output.metadata)
+    path = _notebook(tmp_path, "ch01.ipynb", [recorded])
+    assert claims.read_verdicts([path]) == {"glued": verdict}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
-import jupytext
 import yaml
 
 
@@ -18,16 +15,6 @@ def test_launch_buttons_point_at_the_repository(root):
     assert config["repository"]["branch"] == "main"
     assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert config["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
-
-
-def test_every_chapter_installs_sinpe_from_the_configured_repository(root, notebooks):
-    url = _config(root)["repository"]["url"]
-    for path in notebooks.chapters():
-        first = next(c for c in jupytext.read(path).cells if c.cell_type == "code")
-        assert "remove-cell" in first.metadata.get("tags", []), path.name
-        assert re.search(rf'SINPE = "git\+{re.escape(url)}@v[\d.]+"', first.source), path.name
-        for found in re.findall(r"https://github\.com/[\w.-]+/[\w.-]+", first.source):
-            assert found == url, (path.name, found)
 
 
 def test_mathjax_is_served_locally(root):

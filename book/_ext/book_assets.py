@@ -10,10 +10,14 @@
   twin was generated from is copied next to the ``.ipynb`` under ``_sources`` and
   offered in the page's download menu.
 * Downloads for the reader in ``_downloads/``: the book as one PDF (``make pdf``),
-  copied when it has been built, and the notebooks as two zips
-  (``scripts/notebook_zips.py``), written at every HTML build. The role
+  copied when it has been built, and the reader's editions of the notebooks as two
+  self-contained zips with the ``sinpe`` wheel (``scripts/notebook_zips.py``), written
+  at every HTML build. The role
   ``{book-download}`text <file>``` links one of them, and is plain text where the
   file is not there (a build without TeX has no PDF), so no link is ever dead.
+* A chapter's Colab and Binder buttons and its ``.ipynb`` download give its reader's
+  edition (``notebooks/``, ``scripts/reader_edition.py``), which runs and reads right
+  outside the book; the page itself is built from the twin.
 * In the PDF, an animation (``sinpe.plotting.animation_html``, which LaTeX cannot
   play) shows its last frame, instead of ``<IPython.core.display.HTML object>``.
 """
@@ -95,6 +99,26 @@ def add_markdown_download(app, pagename, templatename, context, doctree) -> None
             )
 
 
+def _reader_edition(app, pagename: str) -> Path | None:
+    """The reader's edition of a page (``notebooks/<name>.ipynb``), if it has one."""
+    path = Path(app.confdir) / "notebooks" / f"{Path(pagename).name}.ipynb"
+    return path if _myst_source(app, pagename) is not None and path.is_file() else None
+
+
+def launch_reader_editions(app, pagename, templatename, context, doctree) -> None:
+    """Colab and Binder open the reader's edition, which runs anywhere, not the twin."""
+    edition = _reader_edition(app, pagename)
+    if edition is None:
+        return
+    twin, reader = f"{pagename}.ipynb", f"notebooks/{edition.name}"
+    for button in context.get("header_buttons", []):
+        if button.get("label") == "launch-buttons":
+            for launch in button["buttons"]:
+                if twin not in launch.get("url", ""):
+                    raise RuntimeError(f"launch button {launch.get('url')!r} does not open {twin}")
+                launch["url"] = launch["url"].replace(twin, reader)
+
+
 def copy_markdown_sources(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -104,6 +128,11 @@ def copy_markdown_sources(app, exception) -> None:
             target = Path(app.outdir) / "_sources" / f"{docname}.md"
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+            # The page's ".ipynb" download: the reader's edition, which reads right in
+            # Jupyter, instead of the MyST twin the page is built from.
+            edition = _reader_edition(app, docname)
+            if edition is not None:
+                shutil.copy2(edition, target.with_suffix(".ipynb"))
 
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -175,7 +204,7 @@ def publish_downloads(app) -> None:
         (target / PDF).unlink(missing_ok=True)
         logger.info(f"{PDF} is not built (`make pdf`): the book does not link it")
     zips = _notebook_zips(app)
-    zips.write_zips(target, Path(app.srcdir) / "book")
+    zips.write_zips(target, url=app.config.html_baseurl)
 
 
 class book_download(nodes.inline):
@@ -183,7 +212,8 @@ class book_download(nodes.inline):
 
 
 def book_download_role(name, rawtext, text, lineno, inliner, options=None, content=None):
-    """``{book-download}`the book as a PDF <sinpe-book.pdf>```: a file of _downloads/."""
+    """``{book-download}`the book as a PDF <sinpe-book.pdf>```: a file of _downloads/
+    (or the one file a pattern such as ``sinpe-*.whl`` matches there)."""
     _, title, filename = split_explicit_title(text)
     env = inliner.document.settings.env
     env.book_download_docs = getattr(env, "book_download_docs", set()) | {env.docname}
@@ -199,9 +229,11 @@ class ResolveBookDownloads(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         builder = self.app.builder
         for node in list(self.document.findall(book_download)):
-            filename, text = node["filename"], node.astext()
-            served = Path(self.app.outdir) / DOWNLOADS / filename
-            if builder.format == "html" and served.is_file():
+            text = node.astext()
+            # A pattern names a file whose name carries the version: sinpe-*.whl.
+            served = sorted((Path(self.app.outdir) / DOWNLOADS).glob(node["filename"]))
+            if builder.format == "html" and len(served) == 1 and served[0].is_file():
+                filename = served[0].name
                 uri = relative_uri(
                     builder.get_target_uri(self.env.docname), f"{DOWNLOADS}/{filename}"
                 )
@@ -317,6 +349,7 @@ def setup(app):
     app.connect("env-merge-info", merge_book_downloads)
     app.connect("env-get-outdated", rewrite_book_downloads)
     app.connect("html-page-context", add_markdown_download, priority=600)
+    app.connect("html-page-context", launch_reader_editions, priority=600)
     app.connect("html-page-context", accessible_markup)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_markdown_sources)

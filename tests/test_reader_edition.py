@@ -1,0 +1,269 @@
+"""The reader's editions (notebooks/, scripts/reader_edition.py): they read like the page
+in plain Jupyter and run with nothing but what they install (issue 27).
+
+``make test`` also regenerates them from the build and compares (``reader_edition.py
+check`` after the strict build), checks their links against the built pages, and runs
+them from the notebook download in a new venv (``notebooks.py validate --reader``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+
+@pytest.fixture(scope="module")
+def reader(root):
+    path = root / "scripts" / "reader_edition.py"
+    spec = importlib.util.spec_from_file_location("reader_edition", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def editions(root, reader):
+    """(twin, edition) of every notebook of the book."""
+    pairs = []
+    for twin in sorted((root / "book").glob("*.ipynb")):
+        edition = root / "notebooks" / twin.name
+        assert edition.is_file(), f"{edition} is missing: run `make twins`"
+        pairs.append((nbformat.read(twin, as_version=4), nbformat.read(edition, as_version=4)))
+    assert len(pairs) >= 9
+    return pairs
+
+
+def _markdown(notebook) -> str:
+    return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+
+def _code(source: str) -> str:
+    return re.sub(r"^# @title .*\n", "", source)
+
+
+def test_every_edition_runs_the_twin_s_code_in_the_same_order(root, reader, editions):
+    for twin, edition in editions:
+        assert edition.cells[0].source == reader.install_cell()
+        ours = [_code(c.source) for c in edition.cells[1:] if c.cell_type == "code"]
+        assert ours == [c.source for c in twin.cells if c.cell_type == "code"]
+        kept = {c.id: c.outputs for c in edition.cells if c.cell_type == "code"}
+        assert all(kept[c.id] == c.outputs for c in twin.cells if c.cell_type == "code")
+
+
+def test_no_myst_is_left_in_the_markdown(editions, reader):
+    for _twin, edition in editions:
+        found = reader.MYST_LEFTOVERS.findall(_markdown(edition))
+        assert not found, found[:5]
+
+
+@pytest.mark.parametrize(
+    "myst",
+    [
+        "a {glue:text}`ratio-32` b",
+        "see {numref}`fig-x`",
+        ":::{admonition} Predict, then run",
+        "```{exercise}",
+        "````{prf:theorem} A shift",
+        "(sec-layer)=",
+        "$$ (eq-pe-zero)",
+        "{term}`pair`",
+    ],
+)
+def test_the_leftover_pattern_sees_every_kind_of_myst(reader, myst):
+    assert reader.MYST_LEFTOVERS.search(myst)
+
+
+def test_every_glued_number_the_prose_quotes_is_written_in(reader, editions):
+    quoted = 0
+    for twin, edition in editions:
+        values = reader.glued(twin)
+        markdown = _markdown(edition)
+        text = "\n".join(c.source for c in twin.cells if c.cell_type == "markdown")
+        for key in re.findall(r"\{glue:text\}`([^`]+)`", text):
+            assert reader._plain(values[key]["text/plain"]) in markdown, key
+            quoted += 1
+    assert quoted > 100
+
+
+def test_the_worked_vector_table_appears(editions):
+    chapter = next(edition for twin, edition in editions if "worked-table" in str(twin))
+    assert "| entry | published | sinpe, rounded alike | sinpe, float64 |" in _markdown(chapter)
+    assert "0.841470984808" in _markdown(chapter)
+
+
+def test_solutions_and_answers_are_folded(editions):
+    for twin, edition in editions:
+        text = "\n".join(c.source for c in twin.cells if c.cell_type == "markdown")
+        markdown = _markdown(edition)
+        solutions = len(re.findall(r"\{solution-start\}", text))
+        answers = len(re.findall(r":::\{admonition\} Answer", text))
+        folded = re.findall(r"<summary><b>Solution to Exercise \d+\.\d+</b>", markdown)
+        assert len(set(folded)) == solutions
+        assert markdown.count("<summary><b>Answer</b></summary>") == answers
+        for cell in edition.cells:
+            if cell.cell_type == "code" and cell.source.startswith("# @title Solution"):
+                assert cell.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True}
+
+
+def test_cross_references_are_numbered_links_to_the_web_page(reader, editions):
+    url = reader.zips.book_url()
+    chapter_one = _markdown(editions[0][1])
+    assert f"[Figure 1.1]({url}book/ch01_definition.html#fig-binary-odometer)" in chapter_one
+    assert r"\tag{1.1}" in chapter_one
+    assert "(Vaswani et al., 2017)" in chapter_one or "Vaswani et al." in chapter_one
+    everything = "\n".join(_markdown(edition) for _twin, edition in editions)
+    assert re.search(r"\*\*Theorem 2\.1\*\* \(A shift rotates each pair\)", everything)
+    assert re.search(r"\[Theorem \d\.\d\]\(" + re.escape(url), everything)
+
+
+def test_hidden_cells_are_collapsed_and_bookkeeping_follows_code(editions):
+    moved = 0
+    for twin, edition in editions:
+        tags = {c.id: c.metadata.get("tags", []) for c in twin.cells}
+        for index, cell in enumerate(edition.cells):
+            hidden = {"remove-cell", "remove-input", "hide-input"} & set(tags.get(cell.id, []))
+            if cell.cell_type != "code" or not hidden:
+                continue
+            assert cell.metadata["jupyter"]["source_hidden"] is True
+            assert cell.metadata["cellView"] == "form" and cell.source.startswith("# @title ")
+            if cell.source.startswith("# @title Bookkeeping"):
+                before = edition.cells[index - 1]
+                assert before.cell_type == "code" or before.id.endswith("-caption")
+                moved += 1
+    assert moved > 50
+
+
+def test_figures_have_their_caption_below_them(editions):
+    for twin, edition in editions:
+        figures = [c for c in twin.cells if c.metadata.get("mystnb", {}).get("figure")]
+        captions = [c for c in edition.cells if c.id.endswith("-caption")]
+        assert len(captions) == len(figures)
+        ids = [c.id for c in edition.cells]
+        for figure in figures:
+            assert ids[ids.index(figure.id) + 1] == figure.id + "-caption"
+
+
+@pytest.fixture
+def fake_book(reader):
+    """Numbers and links of a made-up book, for the converter alone."""
+
+    class FakeBook(reader.Book):
+        def number(self, docname, anchor):
+            return {"ex-a": ("Exercise", "3.1"), "thm-a": ("Theorem", "3.2")}[anchor]
+
+        def equation_number(self, label):
+            return "3.4"
+
+    return FakeBook(env=None, url="https://example.org/")
+
+
+def test_the_converter_on_each_construct(reader, fake_book):
+    convert = reader.Converter(fake_book, "book/ch03", {"x": {"text/plain": "'0.25'"}})
+    text = "\n".join(
+        [
+            "(sec-a)=",
+            "## A section",
+            "",
+            "Value {glue:text}`x`.",
+            "",
+            "`base`",
+            ": the constant",
+            "  $C$.",
+            "",
+            "$$",
+            "a = b",
+            "$$ (eq-a)",
+            "",
+            "::::{dropdown} Code",
+            "```{exercise}",
+            ":label: ex-a",
+            "",
+            "Do it.",
+            "```",
+            "::::",
+        ]
+    )
+    out = convert.cell(text)
+    assert "(sec-a)=" not in out and "## A section" in out
+    assert "Value 0.25." in out
+    assert "- **`base`**: the constant $C$." in out
+    assert "a = b\n\\tag{3.4}\n$$" in out
+    assert "<details>\n<summary><b>Code</b></summary>\n\n> **Exercise 3.1**\n>\n> Do it." in out
+    with pytest.raises(ValueError, match="no Markdown for the MyST role"):
+        convert.cell("{unknown}`x`")
+
+
+def test_a_solution_across_cells_is_folded_in_each_piece(reader, fake_book):
+    convert = reader.Converter(fake_book, "book/ch03", {})
+    first = convert.cell("```{solution-start} ex-a\n:class: dropdown\n```\n\nBecause.")
+    summary = "<summary><b>Solution to Exercise 3.1</b></summary>"
+    assert first == f"<details>\n{summary}\n\nBecause.\n\n</details>"
+    assert convert.in_solution  # the code cell after it is folded too
+    second = convert.cell("More.\n\n```{solution-end}\n```\n\nNext.")
+    assert second.startswith("<details>") and second.endswith("</details>\n\nNext.")
+    assert not convert.in_solution
+
+
+@pytest.mark.parametrize("wheel", [True, False])
+def test_the_install_cell_installs_the_wheel_beside_it_or_the_release(reader, tmp_path, wheel):
+    """Run the cell with sinpe missing: it asks pip for the wheel if there, else the release."""
+    if wheel:
+        (tmp_path / reader.zips.wheel_name()).write_bytes(b"")
+    calls = []
+    namespace = {}
+    fake = SimpleNamespace(run=lambda command, check: calls.append(command))
+    code = reader.install_cell().replace("import subprocess\n", "")
+    original = importlib.util.find_spec
+    try:
+        importlib.util.find_spec = lambda name: None
+        namespace["subprocess"] = fake
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(tmp_path)
+            exec(compile(code, "install-cell", "exec"), namespace)
+    finally:
+        importlib.util.find_spec = original
+    (command,) = calls
+    assert command[:4] == [sys.executable, "-m", "pip", "install"]
+    version = reader.zips.version()
+    if wheel:
+        assert command[-1] == (
+            "sinpe[plot,symbolic,reference] @ "
+            + (tmp_path / reader.zips.wheel_name()).resolve().as_uri()
+        )
+    else:
+        assert command[-1] == f"sinpe[plot,symbolic,reference]=={version}"
+
+
+def test_the_install_cell_does_nothing_where_sinpe_is_importable(reader):
+    code = reader.install_cell().replace("import subprocess\n", "")
+    namespace = {"subprocess": SimpleNamespace(run=lambda *a, **k: pytest.fail("installed"))}
+    exec(compile(code, "install-cell", "exec"), namespace)
+
+
+def test_binder_installs_what_the_download_does(root):
+    spec = importlib.util.spec_from_file_location(
+        "notebook_zips", root / "scripts" / "notebook_zips.py"
+    )
+    zips = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zips)
+    assert (root / "binder" / "requirements.txt").read_text() == zips.requirements(wheel=False)
+    assert "pip install --no-deps ." in (root / "binder" / "postBuild").read_text()
+
+
+def test_chapters_glue_without_myst_nb(root):
+    """The chapters import glue from sinpe, so a reader needs no Sphinx stack."""
+    for path in sorted((root / "book").glob("*.md")):
+        text = path.read_text()
+        assert "myst_nb" not in text, path.name
+    result = subprocess.run(
+        [sys.executable, "-c", "import sinpe.claims, sys; sys.exit('myst_nb' in sys.modules)"],
+        check=False,
+    )
+    assert result.returncode == 0
