@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe import nn
+from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     check_choice,
     check_count,
@@ -189,6 +190,7 @@ class TrainingLog:
         return None
 
 
+@one_blas_thread
 def train(
     model: nn.TokenModel,
     task: Task,
@@ -209,7 +211,8 @@ def train(
     models trained with the same seed see the same data. With ``causal=True``
     every token attends only to itself and earlier tokens. The loss is
     :func:`sinpe.nn.softmax_cross_entropy` over all tokens; the parameters are
-    updated in place by :class:`sinpe.nn.Adam`.
+    updated in place by :class:`sinpe.nn.Adam`. BLAS threads are limited to one
+    during the call: the matrices are small.
 
     Parameters
     ----------
@@ -545,6 +548,7 @@ class RegressionLog:
     predictions: list[np.ndarray] = field(default_factory=list)
 
 
+@one_blas_thread
 def fit_regression(
     model: nn.Module,
     inputs: np.ndarray,
@@ -559,7 +563,8 @@ def fit_regression(
 
     Every step uses all rows of ``inputs``; the loss is
     :func:`sinpe.nn.mean_squared_error` and the parameters are updated in place
-    by :class:`sinpe.nn.Adam`.
+    by :class:`sinpe.nn.Adam`. BLAS threads are limited to one during the call:
+    the matrices are small.
 
     Parameters
     ----------

@@ -29,6 +29,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     check_count,
     check_entries,
@@ -528,6 +529,7 @@ def interpolation_split(
     )
 
 
+@one_blas_thread
 def feature_regression(
     train_features: npt.ArrayLike,
     train_targets: npt.ArrayLike,
@@ -541,7 +543,8 @@ def feature_regression(
     ``|[F, 1] W - Y|^2 + ridge |W|^2`` and returns ``[F_test, 1] @ W``. With
     sine-cosine features this is regression with their kernel
     ``k(x - y) = sum_j cos(2 pi b_j . (x - y))``: the fit depends on the
-    features' frequencies and nothing else.
+    features' frequencies and nothing else. BLAS threads are limited to one during
+    the call: the matrices are small.
 
     Parameters
     ----------

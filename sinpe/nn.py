@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     check_base,
     check_choice,
@@ -1810,6 +1811,7 @@ class MLP(Module):
         return dout
 
 
+@one_blas_thread
 def linear_probe(
     features: npt.ArrayLike,
     labels: npt.ArrayLike,
@@ -1825,7 +1827,8 @@ def linear_probe(
     one-hot labels by ridge regression, ``(Z^T Z / N + ridge I) W = Z^T (Y - mean Y) / N``
     (the intercept is the mean of ``Y`` and is not penalised). A test row is
     classified as the label with the largest output; test labels never seen in
-    training count as errors.
+    training count as errors. BLAS threads are limited to one during the call: the
+    matrices are small.
 
     Parameters
     ----------
@@ -1908,6 +1911,7 @@ def linear_probe(
     return float(np.mean(classes[scores.argmax(axis=1)] == y_test))
 
 
+@one_blas_thread
 def position_probes(
     states: npt.ArrayLike,
     *,
@@ -1916,6 +1920,8 @@ def position_probes(
     ridge: float = 1e-3,
 ) -> tuple[float, float]:
     """How well a position, and an offset, can be read linearly from hidden states.
+
+    BLAS threads are limited to one during the call: the matrices are small.
 
     Parameters
     ----------

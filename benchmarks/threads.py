@@ -1,0 +1,151 @@
+"""Time sinpe's training with one BLAS thread and with the default pool, side by side in one run.
+
+Usage::
+
+    env -u OPENBLAS_NUM_THREADS python benchmarks/threads.py [--repeats 3] [--busy]
+        [--json benchmarks/results/threads.json]
+
+Issue 27: ``experiments.train`` and the other entry points of many small matrix products
+run with one BLAS thread (``sinpe/_threads.py``), as the book's build does with
+``OPENBLAS_NUM_THREADS=1`` and a reader's Jupyter does not. Each case is timed through
+the decorated function (``one thread``) and through its ``__wrapped__`` original, under
+the default pool (``default``: a thread per core):
+
+* ``ch08 first cell``  -- chapter 8's first workload: six chapter-4 models (d = 32, one
+  layer, one head, length 16, batch 32, lr 1e-2), previous token for 200 steps and
+  reversal for 150, seeds 0-2, exactly as ``trained()`` there;
+* ``fit_regression``   -- one image fit of chapter 5 (MLP 128-64-64-3 on 2304 pixels,
+  Gaussian features, 120 steps);
+* ``position_probes``  -- the two probes of chapter 6 on (48, 16, 32) hidden states;
+* ``feature_regression`` -- chapter 8's kernel fit on the same image features.
+
+``--busy`` keeps one core busy with a spinning process during the run (what a reader's
+machine often has: a browser, the notebook server, another kernel); OpenBLAS threads
+then wait for that core. Rounds alternate, so both columns see the same load; each time
+is the best round, and the ratio default / one thread comes from the same run. The
+models trained both ways are compared bit for bit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+from threadpoolctl import threadpool_info
+from timing import machine_info, write_results
+
+from sinpe import experiments, fourier, nn, tasks
+
+
+def chapter_8(train: Callable) -> str:
+    """Chapter 8's first cell with ``train``; a digest of the six trained models' weights."""
+    digest = hashlib.sha256()
+    for task, steps in ((tasks.previous_token_task, 200), (tasks.reversal_task, 150)):
+        for seed in range(3):
+            model = nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
+            train(model, task, length=16, vocab=10, steps=steps, batch=32, lr=1e-2, seed=seed)
+            for value in model.state_dict().values():
+                digest.update(value.tobytes())
+    return digest.hexdigest()
+
+
+def image_features() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chapter 5's training pixels: Gaussian features (sigma 4), colours, test features."""
+    train_x, train_y, test_x, _ = fourier.interpolation_split(fourier.hopper_image(96))
+    matrix = fourier.gaussian_matrix(64, 2, 4.0, np.random.default_rng(10))
+    return (
+        fourier.gaussian_features(train_x, matrix),
+        train_y,
+        fourier.gaussian_features(test_x, matrix),
+    )
+
+
+def cases() -> dict[str, Callable[[Callable], object]]:
+    """Each case as a function of the entry point it times (decorated or ``__wrapped__``)."""
+    features, colours, test_features = image_features()
+    states = nn.TokenModel(10, 32, 4, 64, 4, max_len=16, seed=0).hidden_states(
+        tasks.previous_token_task(np.random.default_rng(11), 48, 16, 10)[0]
+    )[2]
+
+    def fit(fit_regression: Callable) -> bytes:
+        model = nn.MLP([features.shape[1], 64, 64, 3], np.random.default_rng(0), output="sigmoid")
+        log = fit_regression(model, features, colours, steps=120, lr=6e-3)
+        return np.array(log.losses).tobytes()
+
+    return {
+        "ch08 first cell": (experiments.train, chapter_8),
+        "fit_regression": (experiments.fit_regression, fit),
+        "position_probes": (
+            nn.position_probes,
+            lambda probes: probes(states, n_train=32, max_offset=3),
+        ),
+        "feature_regression": (
+            fourier.feature_regression,
+            lambda regression: regression(features, colours, test_features).tobytes(),
+        ),
+    }
+
+
+def seconds(function: Callable[[], object]) -> tuple[float, object]:
+    """Seconds of one call of ``function``, and what it returned."""
+    start = time.perf_counter()
+    result = function()
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+    machine = machine_info()
+    pools = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    variable = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
+    machine["blas_threads"] = f"{pools} (OPENBLAS_NUM_THREADS {variable})"
+    machine["busy_core"] = str(args.busy)
+    print(", ".join(f"{k}: {v}" for k, v in machine.items()))
+    if pools and max(pools) == 1:
+        print("note: the default pool has one thread already; unset OPENBLAS_NUM_THREADS")
+    spinner = None
+    if args.busy:
+        spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    print(f"{'case':<19} | {'one thread s':>12} {'default s':>10} {'ratio':>7}  same bits")
+    rows = []
+    try:
+        for name, (entry, run) in cases().items():
+            limited, free = math.inf, math.inf
+            for _ in range(args.repeats):  # alternate, so that both see the same load
+                took, ours = seconds(lambda entry=entry, run=run: run(entry))
+                limited = min(limited, took)
+                took, theirs = seconds(lambda entry=entry, run=run: run(entry.__wrapped__))
+                free = min(free, took)
+            row = {
+                "case": name,
+                "one_thread_s": round(limited, 3),
+                "default_s": round(free, 3),
+                "ratio": round(free / limited, 2),
+                "same_bits": ours == theirs,
+            }
+            rows.append(row)
+            print(
+                f"{name:<19} | {limited:>12.3f} {free:>10.3f} {row['ratio']:>6.2f}x  "
+                f"{'yes' if row['same_bits'] else 'NO'}",
+                flush=True,
+            )
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+    write_results(args.json, machine, rows)
+
+
+if __name__ == "__main__":
+    main()
