@@ -90,8 +90,9 @@ def fresh(text: str) -> str:
 WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE")
 
 
-def build_wheel(target_dir: Path) -> Path:
-    """Build sinpe's wheel into ``target_dir``, the same bytes from the same sources."""
+def build_wheel(target_dir: Path, *, sdist: bool = False) -> Path:
+    """Build sinpe's wheel (and with ``sdist`` its source archive) into ``target_dir``;
+    the same sources give the same wheel bytes. Returns the wheel."""
     with tempfile.TemporaryDirectory(prefix="sinpe-wheel-") as scratch:
         # From a copy of what the wheel is made of: setuptools' build/ folder in the work
         # tree may hold modules that no longer exist.
@@ -101,23 +102,14 @@ def build_wheel(target_dir: Path) -> Path:
         )
         for name in WHEEL_SOURCES:
             shutil.copy2(ROOT / name, source / name)
-        env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
+        kinds = ["--wheel", "--sdist"] if sdist else ["--wheel"]
         subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--quiet",
-                "--no-deps",
-                "--no-build-isolation",
-                "--wheel-dir",
-                str(target_dir),
-                str(source),
-            ],
+            [sys.executable, "-m", "build", *kinds, "--no-isolation", "--outdir",
+             str(target_dir), str(source)],
             check=True,
-            env=env,
-        )
+            capture_output=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH},
+        )  # fmt: skip
     return target_dir / wheel_name()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 
@@ -41,3 +43,24 @@ def test_scheduled_workflows_keep_the_notebooks_and_links_checked(root):
     link_commands = " ".join(step.get("run", "") for step in links["jobs"]["links"]["steps"])
     assert links[True]["schedule"] and "--check-links" in link_commands
     assert "check-links" not in (root / "Makefile").read_text()  # offline make test
+
+
+def test_workflows_pin_every_action_and_ask_for_least_privilege(root):
+    """Issue 27: actions by commit SHA (tag in a comment), permissions declared, and the
+    jobs that run make in the Debian the project is tested on."""
+    workflows = sorted((root / ".github" / "workflows").glob("*.yml"))
+    assert {path.name for path in workflows} >= {"test.yml", "release.yml", "pages.yml"}
+    for path in workflows:
+        text = path.read_text()
+        for line in re.findall(r"uses:\s*(\S+.*)", text):
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40} # v[\d.]+", line), (path, line)
+        workflow = yaml.safe_load(text)
+        assert workflow["permissions"] == {"contents": "read"}, path.name
+        for name, job in workflow["jobs"].items():
+            runs = " ".join(step.get("run", "") for step in job["steps"])
+            if "make" in runs or ".ci/run" in runs:
+                assert job["container"].endswith("-bookworm"), (path.name, name)
+    release = yaml.safe_load((root / ".github" / "workflows" / "release.yml").read_text())
+    assert release[True]["push"]["tags"] == ["v*"]
+    publish = next(job for job in release["jobs"].values() if "environment" in job)
+    assert publish["permissions"] == {"id-token": "write"}

@@ -7,6 +7,7 @@ index (as ``make test`` does for the lock) and takes about a minute.
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import venv
@@ -48,15 +49,45 @@ print(json.dumps(result))
 
 
 @pytest.fixture(scope="module")
-def wheel(root, tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", str(out), str(root)],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    (built,) = out.glob("sinpe-*.whl")
+def distributions(root, tmp_path_factory):
+    """The wheel and the source archive, built as the book's downloads build them."""
+    spec = importlib.util.spec_from_file_location(
+        "notebook_zips", root / "scripts" / "notebook_zips.py"
+    )
+    zips = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(zips)
+    out = tmp_path_factory.mktemp("dist")
+    zips.build_wheel(out, sdist=True)
+    return sorted(out.iterdir())
+
+
+@pytest.fixture(scope="module")
+def wheel(distributions):
+    (built,) = [path for path in distributions if path.suffix == ".whl"]
     return built
+
+
+def test_the_distributions_are_ready_for_the_package_index(distributions):
+    """twine's check: metadata complete, the README renders as the project page."""
+    assert sorted(path.suffix for path in distributions) == [".gz", ".whl"]
+    run = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, distributions)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("PASSED") == 2
+
+
+def test_the_metadata_names_the_book_and_the_repository(wheel):
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(name).decode()
+    assert "Project-URL: Source, https://github.com/sinpe/sinpe" in metadata
+    assert "Project-URL: Documentation, https://sinpe.github.io/sinpe/" in metadata
+    assert "Requires-Dist: threadpoolctl" in metadata
+    assert "Description-Content-Type: text/markdown" in metadata
 
 
 def _fresh_env(tmp_path: Path, requirement: str) -> Path:
