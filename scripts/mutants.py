@@ -310,8 +310,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "return (1.0 - ramp) * theta / scale + ramp * theta",
-        "return ramp * theta / scale + (1.0 - ramp) * theta",
+        "return (1.0 - gamma) * theta / scale + gamma * theta",
+        "return gamma * theta / scale + (1.0 - gamma) * theta",
         "scaled_frequencies: YaRN ramp reversed",
     ),
     M(
@@ -376,8 +376,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)",
-        "ramp = np.clip((ratio - alpha) / beta, 0.0, 1.0)",
+        "gamma = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)",
+        "gamma = np.clip((ratio - alpha) / beta, 0.0, 1.0)",
         "scaled_frequencies: YaRN ramp divided by beta instead of beta - alpha",
     ),
     M(

@@ -185,8 +185,10 @@ CONVENTIONS: dict[str, Convention] = {
                 "d = 2 divides by zero (ZeroDivisionError) there, ValueError here. "
                 "Positions come from fairseq/utils.py make_positions (cumulative sum "
                 "of the non-padding mask, plus padding_idx), so left padding works "
-                "(fairseq #1177, #1187). d = 1 fails there too (its .view(n, -1) of an "
-                "empty block raises RuntimeError), ValueError here. padding_idx=None: "
+                "(fairseq #1177, #1187). d = 1 gives a column of zeros there (half_dim = "
+                "0: log(10000) / (0 - 1) divides by -1, the (N, 0) block of sines and "
+                "cosines stays (N, 0) through .view(N, -1), then the odd-width zero "
+                "column; run with PyTorch 2.13), as here. padding_idx=None: "
                 "get_embedding zeroes no row, and the module counts positions with "
                 "padding id 0 (self.padding_idx = padding_idx if not None else 0)."
             ),
@@ -324,10 +326,6 @@ def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
 
 #: Conventions whose source has no width-1 table, and why (encode raises there).
 _NO_WIDTH_ONE = {
-    "fairseq": (
-        "fairseq's get_embedding builds an empty (N, 0) block of sines and cosines and "
-        "its .view(num_embeddings, -1) raises a RuntimeError there; use d_model >= 4"
-    ),
     "guided-diffusion": (
         "guided-diffusion's timestep_embedding returns an (N, 0) table, not (N, 1): "
         "half = dim // 2 = 0 frequencies, and its odd-width zero column is "
@@ -395,9 +393,10 @@ def encode(
     ------
     ValueError
         For an unknown convention, an odd width where the source raises, a
-        width too small for the ``"n-1"`` spacing, ``d_model = 1`` for
-        ``"fairseq"`` and ``"guided-diffusion"`` (their sources return no
-        width-1 table: see their records), ``min_timescale`` given for a
+        width too small for the ``"n-1"`` spacing (``"fairseq"`` at
+        ``d_model = 1`` is its zero column, as in the source),
+        ``d_model = 1`` for ``"guided-diffusion"`` (its source returns no
+        width-1 table: see its record), ``min_timescale`` given for a
         convention other than ``"tensor2tensor"`` or not a finite number
         ``> 0``, and as :func:`sinpe.positional_encoding`.
     TypeError
@@ -542,8 +541,8 @@ def fairseq_embedding(
     tokens : array_like of int, shape (..., seq)
         Token ids, padded on either side with ``padding_idx``.
     d_model : int
-        Embedding width (odd widths get a zero column, as in fairseq; 1, 2
-        and 3 raise, where fairseq's own code fails).
+        Embedding width (odd widths get a zero column, as in fairseq, so 1
+        gives zeros; 2 and 3 raise, where fairseq divides by zero).
     padding_idx : int or None, optional
         The padding id. None reproduces ``SinusoidalPositionalEmbedding(d_model,
         padding_idx=None)``: positions as :func:`fairseq_positions` with None

@@ -47,6 +47,7 @@ __all__ = [
 MAX_STEPS = 10**6
 
 
+@one_blas_thread
 def token_accuracy(
     model: nn.TokenModel,
     tokens: np.ndarray,
@@ -57,7 +58,8 @@ def token_accuracy(
 ) -> float | np.ndarray:
     """Fraction of tokens whose most likely prediction is the target (per position if asked).
 
-    Runs ``model.forward`` once (its caches are then those of ``tokens``).
+    Runs ``model.forward`` once (its caches are then those of ``tokens``). BLAS
+    threads are limited to one during the call: the matrices are small.
 
     Parameters
     ----------
@@ -449,7 +451,12 @@ def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.n
 
 
 def extend_context(
-    model: nn.TokenModel, method: str, factor: float, *, original_length: int
+    model: nn.TokenModel,
+    method: str,
+    factor: float,
+    *,
+    original_length: int,
+    ramp: str | None = None,
 ) -> nn.TokenModel:
     """A copy of a RoPE model stretched, without training, to a context ``factor`` times longer.
 
@@ -470,6 +477,10 @@ def extend_context(
         The scale ``s >= 1``: new context / ``original_length``.
     original_length : int
         The context the model was trained on (YaRN's ramp is set by it).
+    ramp : {"released", "paper"}, optional
+        YaRN only: which ramp :func:`sinpe.rope.scaled_frequencies` uses
+        (default ``"released"``, the released code's; ``"paper"``, the
+        paper's equations). Given with another method, it raises.
 
     Returns
     -------
@@ -482,9 +493,10 @@ def extend_context(
         If ``model`` is not a :class:`sinpe.nn.TokenModel`, or for a non-real
         ``factor`` or a non-integer ``original_length``.
     ValueError
-        If the model does not use RoPE, or for an unknown ``method``, a
-        ``factor`` below 1 (or, with ``"ntk"``, so large that the new base
-        overflows) or an ``original_length`` below 1.
+        If the model does not use RoPE, or for an unknown ``method`` or
+        ``ramp``, a ``ramp`` with a method other than ``"yarn"``, a ``factor``
+        below 1 (or, with ``"ntk"``, so large that the new base overflows) or
+        an ``original_length`` below 1.
 
     Examples
     --------
@@ -513,7 +525,7 @@ def extend_context(
         attention = stretched.layers[index].self_attn
         head_width = attention.params["in_proj_weight"].shape[1] // attention.n_heads
         theta = scaled_frequencies(
-            head_width, factor, method=method, original_length=original_length
+            head_width, factor, method=method, original_length=original_length, ramp=ramp
         )
         attention._set_rope(theta, temperature, head_width=head_width)
     return stretched

@@ -540,11 +540,12 @@ def feature_regression(
     """Ridge regression on fixed features: what their kernel alone predicts, with no network.
 
     Fits ``targets ~ [features, 1] @ W`` by minimising
-    ``|[F, 1] W - Y|^2 + ridge |W|^2`` and returns ``[F_test, 1] @ W``. With
-    sine-cosine features this is regression with their kernel
-    ``k(x - y) = sum_j cos(2 pi b_j . (x - y))``: the fit depends on the
-    features' frequencies and nothing else. BLAS threads are limited to one during
-    the call: the matrices are small.
+    ``|[F, 1] W - Y|^2 + ridge |W|^2`` and returns ``[F_test, 1] @ W`` (the
+    bias is penalised too). With sine-cosine features this is kernel ridge
+    regression with ``k(x, y) = 1 + sum_j cos(2 pi b_j . (x - y))``, the 1
+    from the constant column: the fit depends on the features' frequencies
+    ``b_j``, on ``ridge`` and on that constant feature. BLAS threads are
+    limited to one during the call: the matrices are small.
 
     Parameters
     ----------

@@ -1,9 +1,11 @@
 """Positions beyond sequences: the 2-D sine-cosine embedding of image models.
 
-ViT-style and MAE-style image models (Dosovitskiy et al. 2021; He et al. 2022) cut an
-image into a grid of patches and give each patch a fixed 2-D position embedding: half
-of the channels encode one grid coordinate with a 1-D sine-cosine embedding, the
-other half the other coordinate. :func:`sincos_2d` builds that table as MAE's
+Image transformers cut an image into a grid of patches. ViT (Dosovitskiy et al. 2021)
+learns a 1-D position embedding, one row per patch in raster order (its section 3.1:
+2-D-aware variants, compared in its appendix D.4, gave no significant gain). MAE (He
+et al. 2022) instead gives each patch a fixed 2-D sine-cosine embedding: half of the
+channels encode one grid coordinate with a 1-D sine-cosine embedding, the other half
+the other coordinate. :func:`sincos_2d` builds that table as MAE's
 reference code does (``facebookresearch/mae``, ``util/pos_embed.py``,
 ``get_2d_sincos_pos_embed``), each half a table of
 :func:`sinpe.positional_encoding`, so the table is the same bits on every machine.

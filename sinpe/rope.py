@@ -71,6 +71,8 @@ ROPE_LAYOUTS = ("interleaved", "concat")
 LAYOUT_ALIASES = {"half": "concat"}
 #: Context-extension rules understood by :func:`scaled_frequencies`.
 SCALING_METHODS = ("interpolation", "ntk", "yarn")
+#: YaRN's ramps (:func:`scaled_frequencies`): the released code's, and the paper's.
+YARN_RAMPS = ("released", "paper")
 
 
 def _check_factor(factor: object) -> float:
@@ -93,6 +95,7 @@ def scaled_frequencies(
     original_length: int = 2048,
     alpha: float = 1.0,
     beta: float = 32.0,
+    ramp: str | None = None,
 ) -> np.ndarray:
     """RoPE frequencies rescaled to cover a context ``factor`` times longer.
 
@@ -107,21 +110,33 @@ def scaled_frequencies(
         frequency divided by ``s`` -- the same as dividing the positions.
         ``"ntk"`` (NTK-aware scaling, bloc97 2023): the base becomes
         ``base * s ** (d / (d - 2))``, so the fastest pair keeps its frequency and
-        the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts of Peng et al.
-        2024, eq. 18-19): with ``r = original_length / wavelength``, pairs with
-        ``r > beta`` keep their frequency, pairs with ``r < alpha`` are divided
-        by ``s``, and a linear ramp in ``r`` blends in between. This is the
-        paper's form; the released code (and Hugging Face's
-        ``_compute_yarn_parameters``) ramps linearly in the pair *index* between
-        the same two bounds rounded to whole pairs, so the middle pairs differ
-        (by a stretch of up to 3.4 at d = 128, L = 4096, s = 8). YaRN also scales
-        the attention logits: see :func:`yarn_temperature`.
+        the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts, Peng et al.
+        2024, section 3.2): pairs that turn more than ``beta`` times within
+        ``original_length`` keep their frequency, pairs that turn less than
+        ``alpha`` times are divided by ``s``, and a linear ramp blends the two
+        in between, as ``ramp`` says. YaRN also scales the attention logits:
+        see :func:`yarn_temperature`.
     base : float, optional
         The constant of the frequencies.
     original_length : int, optional
         The trained context length (YaRN only; 2048 for Llama).
     alpha, beta : float, optional
-        YaRN's ramp bounds (1 and 32 for Llama).
+        YaRN's ramp bounds, in turns within ``original_length`` (1 and 32 for
+        Llama; the released code's ``beta_slow`` and ``beta_fast``).
+    ramp : {"released", "paper"}, optional
+        YaRN only (any other method raises if it is given); default
+        ``"released"``. ``"released"``: as jquesnelle/yarn
+        (``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py``) and Hugging Face
+        (``transformers``, ``modeling_rope_utils.py``,
+        ``_compute_yarn_parameters``) compute it: the pair indices that turn
+        ``beta`` and ``alpha`` times are rounded out to whole pairs (``low =
+        max(floor(.), 0)``, ``high = min(ceil(.), d_model - 1)``) and the ramp
+        is linear in the pair *index* between them (float64 here, float32
+        there). ``"paper"``: eqs. 17-20 of the paper, linear in ``r =
+        original_length / wavelength`` itself. The middle pairs differ (by a
+        stretch of up to 3.4 at d = 128, L = 4096, s = 8), and so can pair 0
+        at a short ``original_length``: stretched by 1 (released) or 3.48
+        (paper) at d = 8, L = 16, s = 4.
 
     Returns
     -------
@@ -133,8 +148,9 @@ def scaled_frequencies(
     ------
     TypeError, ValueError
         For a bad ``d_model``, ``base`` or ``factor`` (finite, >= 1), an unknown
-        ``method``, YaRN bounds that are not ``0 <= alpha < beta``, or, with
-        ``"ntk"``, a ``factor`` so large that the new base overflows float64.
+        ``method`` or ``ramp``, a ``ramp`` with a method other than ``"yarn"``,
+        YaRN bounds that are not ``0 <= alpha < beta``, or, with ``"ntk"``, a
+        ``factor`` so large that the new base overflows float64.
 
     Examples
     --------
@@ -143,12 +159,29 @@ def scaled_frequencies(
     [0.5, 0.05]
     >>> scaled_frequencies(4, 2.0, method="ntk", base=100.0).round(6).tolist()  # C' = 400
     [1.0, 0.05]
+
+    YaRN at the length lab's setting (d = 8, L = 16, s = 4): pair 0's stretch
+    under each ramp.
+
+    >>> import sinpe
+    >>> theta = sinpe.frequencies(8)
+    >>> for ramp in ("released", "paper"):
+    ...     scaled = scaled_frequencies(8, 4.0, method="yarn", original_length=16, ramp=ramp)
+    ...     print(ramp, (theta / scaled).round(2).tolist())
+    released [1.0, 4.0, 4.0, 4.0]
+    paper [3.48, 4.0, 4.0, 4.0]
     """
     width = check_d_model(d_model)
     constant = check_base(base)
     scale = _check_factor(factor)
     if method not in SCALING_METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {SCALING_METHODS}")
+    form = "released" if ramp is None else check_choice(ramp, "ramp", YARN_RAMPS)
+    if ramp is not None and method != "yarn":
+        raise ValueError(
+            f"ramp={ramp!r} is YaRN's option, but method={method!r} has no ramp; "
+            f"leave ramp out, or use method='yarn'"
+        )
     if method == "interpolation":
         return frequencies(width, base=constant) / scale
     if method == "ntk":
@@ -169,9 +202,44 @@ def scaled_frequencies(
         raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
     original_length = check_count(original_length, "original_length", hint="such as 4096")
     theta = frequencies(width, base=constant)
-    ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
-    ramp = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # gamma(r)
-    return (1.0 - ramp) * theta / scale + ramp * theta
+    if form == "paper":
+        ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
+        gamma = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # eq. 18
+    else:
+        gamma = _released_gamma(width, constant, original_length, alpha, beta)
+    return (1.0 - gamma) * theta / scale + gamma * theta
+
+
+def _correction_dim(turns: float, width: int, base: float, length: int) -> float:
+    """The released ``find_correction_dim``: the (fractional) pair index turning ``turns``
+    times within ``length``, ``d ln(L / (2 pi turns)) / (2 ln base)``; its limit at 0 turns."""
+    if turns == 0:
+        return math.copysign(math.inf, math.log(base))
+    ratio = length / (turns * 2 * math.pi)
+    if ratio == 0 or math.isinf(ratio):  # absurd bounds beyond float64: the same, in logs
+        logged = math.log(length) - math.log(turns) - math.log(2 * math.pi)
+    else:
+        logged = math.log(ratio)
+    return width * logged / (2 * math.log(base))
+
+
+def _released_gamma(width: int, base: float, length: int, alpha: float, beta: float) -> np.ndarray:
+    """Each pair's weight on its own frequency in the released YaRN (``inv_freq_mask``).
+
+    ``find_correction_range(beta_fast=beta, beta_slow=alpha)`` gives ``low =
+    max(floor(.), 0)`` and ``high = min(ceil(.), d - 1)``; ``linear_ramp_mask``
+    is ``clip((i - low) / (high - low), 0, 1)`` (``high += 0.001`` when equal),
+    and the weight is one minus it. ``alpha = 0`` (which divides by zero there)
+    takes the limit, an infinite ``high``, clamped as any other.
+    """
+    fast = _correction_dim(beta, width, base, length)  # finite: beta > 0
+    slow = _correction_dim(alpha, width, base, length)
+    low = float(max(math.floor(fast), 0))
+    high = float(min(math.ceil(slow), width - 1)) if math.isfinite(slow) else min(slow, width - 1)
+    if low == high:
+        high += 0.001  # the released code's guard against a zero-width ramp
+    index_ramp = np.clip((np.arange(width // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    return 1.0 - index_ramp
 
 
 def yarn_temperature(factor: float) -> float:

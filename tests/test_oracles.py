@@ -102,15 +102,32 @@ def test_yarn_needs_alpha_strictly_below_beta():
 
 
 def test_yarn_hand_values():
-    # d = 4, C = 100, L = 50, s = 2, alpha = 1, beta = 32: r = L w / (2 pi) = [7.96, 0.796].
-    # Pair 0 is on the ramp, gamma = (r - 1) / 31, w = (1 - gamma) / 2 + gamma; pair 1 has
-    # r < 1 and is interpolated: 0.1 / 2.
+    # The paper's ramp. d = 4, C = 100, L = 50, s = 2, alpha = 1, beta = 32: r = L w / (2 pi)
+    # = [7.96, 0.796]. Pair 0 is on the ramp, gamma = (r - 1) / 31, w = (1 - gamma) / 2 +
+    # gamma; pair 1 has r < 1 and is interpolated: 0.1 / 2.
     got = rope.scaled_frequencies(
-        4, 2.0, method="yarn", base=100.0, original_length=50, alpha=1.0, beta=32.0
+        4, 2.0, method="yarn", base=100.0, original_length=50, alpha=1.0, beta=32.0, ramp="paper"
     )
     r0 = 50 / (2 * math.pi)
     gamma = (r0 - 1) / 31
     np.testing.assert_allclose(got, [(1 - gamma) / 2 + gamma, 0.05], rtol=1e-14)
+
+
+@pytest.mark.parametrize("ramp", ["released", "paper"])
+def test_yarn_refuses_a_trained_length_of_zero(ramp):
+    # mutant "scaled_frequencies: YaRN original_length 0 accepted": with L = 0 no pair turns
+    # at all; the error must name original_length, not come from a log of 0.
+    with pytest.raises(ValueError, match="original_length"):
+        rope.scaled_frequencies(64, 2.0, method="yarn", original_length=0, ramp=ramp)
+
+
+def test_yarn_released_hand_values():
+    # The released ramp at d = 4, C = 100, L = 50: the pair index turning 32 times is
+    # 4 ln(50 / (64 pi)) / (2 ln 100) = -0.60, floor -1, clamped to low = 0; turning once,
+    # 4 ln(50 / (2 pi)) / (2 ln 100) = 0.90, ceil high = 1. Index ramp (i - 0) / (1 - 0):
+    # pair 0 keeps 1, pair 1 is interpolated: 0.1 / 2.
+    got = rope.scaled_frequencies(4, 2.0, method="yarn", base=100.0, original_length=50)
+    np.testing.assert_allclose(got, [1.0, 0.05], rtol=1e-15)
 
 
 @pytest.mark.parametrize(("source", "target"), [("concat", "concat"), ("interleaved", "concat")])

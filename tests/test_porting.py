@@ -328,9 +328,25 @@ def test_guided_diffusion_width_one_raises_because_the_source_returns_no_column(
     )
 
 
-def test_fairseq_width_one_raises():
-    with pytest.raises(ValueError, match="RuntimeError"):
-        sinpe.encode([2, 3], 1, "fairseq")
+def test_fairseq_width_one_is_its_zero_column():
+    # fairseq's get_embedding run for real (PyTorch 2.13.0, CPU): half_dim = 0, so
+    # log(10000) / (0 - 1) divides by -1 (no error), the (4, 0) block of sines and
+    # cosines stays (4, 0) through .view(4, -1), and the odd-width pad adds the column.
+    # get_embedding(4, 1, None) and get_embedding(4, 1, 1) both returned, in float32:
+    real_run = [[0.0], [0.0], [0.0], [0.0]]
+    np.testing.assert_array_equal(fairseq_get_embedding(4, 1), real_run)
+    np.testing.assert_array_equal(fairseq_get_embedding(4, 1, padding_idx=1), real_run)
+    for padding_idx in (1, None):
+        out = sinpe.encode(np.arange(4), 1, "fairseq", padding_idx=padding_idx)
+        assert out.shape == (4, 1)
+        np.testing.assert_array_equal(out, real_run)
+    np.testing.assert_array_equal(sinpe.fairseq_embedding([[5, 6, 1]], 1), [[[0.0]] * 3])
+    # d = 2 and 3 (half_dim - 1 = 0) raised ZeroDivisionError: float division by zero
+    for width in (2, 3):
+        with pytest.raises(ZeroDivisionError):
+            fairseq_get_embedding(4, width)
+        with pytest.raises(ValueError, match="n - 1 = 0"):
+            sinpe.encode(np.arange(4), width, "fairseq")
 
 
 def test_tensor2tensor_width_one_is_its_zero_column():

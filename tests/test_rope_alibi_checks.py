@@ -305,7 +305,7 @@ def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
     from sinpe.rope import scaled_frequencies
 
     theta = sinpe.frequencies(128)
-    yarn = scaled_frequencies(128, 16.0, method="yarn", original_length=4096)
+    yarn = scaled_frequencies(128, 16.0, method="yarn", original_length=4096, ramp="paper")
     ratio = 4096 * theta / (2 * np.pi)  # original length / wavelength
     fast, slow = ratio > 32, ratio < 1
     assert fast.any() and slow.any() and (~fast & ~slow).any()
@@ -315,6 +315,20 @@ def test_yarn_keeps_fast_pairs_interpolates_slow_ones_and_ramps_between():
     weight = (ratio[middle] - 1) / 31
     np.testing.assert_allclose(yarn[middle], theta[middle] * (weight + (1 - weight) / 16))
     assert np.all(np.diff(theta / yarn) >= 0)  # the stretch grows from fast to slow pairs
+
+
+def test_yarn_released_ramp_keeps_fast_pairs_and_ramps_over_whole_pairs():
+    from sinpe.rope import scaled_frequencies
+
+    # d = 128, L = 4096: the pair index turning 32 times is 20.94 (floor 20), turning
+    # once 45.03 (ceil 46); the released code ramps linearly in the index between them.
+    theta = sinpe.frequencies(128)
+    yarn = scaled_frequencies(128, 16.0, method="yarn", original_length=4096)
+    index = np.arange(64)
+    keep = 1 - np.clip((index - 20) / (46 - 20), 0, 1)
+    np.testing.assert_allclose(yarn, (1 - keep) * theta / 16 + keep * theta, rtol=1e-15)
+    np.testing.assert_array_equal(yarn[:21], theta[:21])
+    np.testing.assert_allclose(yarn[46:], theta[46:] / 16, rtol=1e-15)
 
 
 def test_yarn_temperature_matches_the_paper_formula():
@@ -335,6 +349,8 @@ def test_yarn_temperature_matches_the_paper_formula():
         ({"factor": 2.0, "method": "yarn", "alpha": 32.0, "beta": 1.0}, ValueError),
         ({"factor": 2.0, "method": "yarn", "original_length": 0}, ValueError),
         ({"factor": 2.0, "method": "yarn", "original_length": 2.5}, TypeError),
+        ({"factor": 2.0, "method": "yarn", "ramp": "bogus"}, ValueError),
+        ({"factor": 2.0, "method": "ntk", "ramp": "paper"}, ValueError),
     ],
 )
 def test_scaled_frequencies_rejects_bad_input(kwargs, error):
