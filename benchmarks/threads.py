@@ -8,12 +8,14 @@ Usage::
 Issue 27: ``experiments.train`` and the other entry points of many small matrix products
 run with one BLAS thread (``sinpe/_threads.py``), as the book's build does with
 ``OPENBLAS_NUM_THREADS=1`` and a reader's Jupyter does not. Each case is timed through
-the decorated function (``one thread``) and through its ``__wrapped__`` original, under
-the default pool (``default``: a thread per core):
+the decorated functions (``one thread``) and again with the limiter disabled, so that
+the same calls run on the default pool (``default``: a thread per core):
 
 * ``ch08 first cell``  -- chapter 8's first workload: six chapter-4 models (d = 32, one
   layer, one head, length 16, batch 32, lr 1e-2), previous token for 200 steps and
   reversal for 150, seeds 0-2, exactly as ``trained()`` there;
+* ``token_accuracy``   -- chapter 8's accuracies at lengths 16 to 128 (three of those
+  models, 100 sequences each);
 * ``fit_regression``   -- one image fit of chapter 5 (MLP 128-64-64-3 on 2304 pixels,
   Gaussian features, 120 steps);
 * ``position_probes``  -- the two probes of chapter 6 on (48, 16, 32) hidden states;
@@ -22,8 +24,9 @@ the default pool (``default``: a thread per core):
 ``--busy`` keeps one core busy with a spinning process during the run (what a reader's
 machine often has: a browser, the notebook server, another kernel); OpenBLAS threads
 then wait for that core. Rounds alternate, so both columns see the same load; each time
-is the best round, and the ratio default / one thread comes from the same run. The
-models trained both ways are compared bit for bit.
+is the best round, and the ratio default / one thread comes from the same run. What
+each case computes is compared bit for bit (``same bits``): on the default pool, the
+prediction of ``feature_regression`` differs in its last bits from the book's.
 """
 
 from __future__ import annotations
@@ -35,22 +38,45 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from threadpoolctl import threadpool_info
 from timing import machine_info, write_results
 
-from sinpe import experiments, fourier, nn, tasks
+from sinpe import _threads, experiments, fourier, nn, tasks
 
 
-def chapter_8(train: Callable) -> str:
-    """Chapter 8's first cell with ``train``; a digest of the six trained models' weights."""
+def blas_threads() -> list[int]:
+    """The thread count of every BLAS pool threadpoolctl sees."""
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+@contextmanager
+def limiter_disabled() -> Iterator[None]:
+    """Decorated calls run as if nested in a decorated call that set no limit."""
+    _threads._state.limited = True
+    try:
+        yield
+    finally:
+        _threads._state.limited = False
+
+
+@_threads.one_blas_thread
+def decorated_pool() -> list[int]:
+    return blas_threads()
+
+
+def chapter_8() -> str:
+    """Chapter 8's first cell; a digest of the six trained models' weights."""
     digest = hashlib.sha256()
     for task, steps in ((tasks.previous_token_task, 200), (tasks.reversal_task, 150)):
         for seed in range(3):
             model = nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
-            train(model, task, length=16, vocab=10, steps=steps, batch=32, lr=1e-2, seed=seed)
+            experiments.train(
+                model, task, length=16, vocab=10, steps=steps, batch=32, lr=1e-2, seed=seed
+            )
             for value in model.state_dict().values():
                 digest.update(value.tobytes())
     return digest.hexdigest()
@@ -67,29 +93,38 @@ def image_features() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-def cases() -> dict[str, Callable[[Callable], object]]:
-    """Each case as a function of the entry point it times (decorated or ``__wrapped__``)."""
+def cases() -> dict[str, Callable[[], object]]:
+    """Each case as a function of nothing, returning what it computed."""
     features, colours, test_features = image_features()
+    models = [
+        nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
+        for seed in range(3)
+    ]
+    inputs = [
+        tasks.previous_token_task(np.random.default_rng(7), 100, length, 10)
+        for length in (16, 32, 64, 128)
+    ]
     states = nn.TokenModel(10, 32, 4, 64, 4, max_len=16, seed=0).hidden_states(
         tasks.previous_token_task(np.random.default_rng(11), 48, 16, 10)[0]
     )[2]
 
-    def fit(fit_regression: Callable) -> bytes:
+    def fit() -> bytes:
         model = nn.MLP([features.shape[1], 64, 64, 3], np.random.default_rng(0), output="sigmoid")
-        log = fit_regression(model, features, colours, steps=120, lr=6e-3)
+        log = experiments.fit_regression(model, features, colours, steps=120, lr=6e-3)
         return np.array(log.losses).tobytes()
 
     return {
-        "ch08 first cell": (experiments.train, chapter_8),
-        "fit_regression": (experiments.fit_regression, fit),
-        "position_probes": (
-            nn.position_probes,
-            lambda probes: probes(states, n_train=32, max_offset=3),
-        ),
-        "feature_regression": (
-            fourier.feature_regression,
-            lambda regression: regression(features, colours, test_features).tobytes(),
-        ),
+        "ch08 first cell": chapter_8,
+        "token_accuracy": lambda: [
+            experiments.token_accuracy(model, *pair, per_position=True).tobytes()
+            for model in models
+            for pair in inputs
+        ],
+        "fit_regression": fit,
+        "position_probes": lambda: nn.position_probes(states, n_train=32, max_offset=3),
+        "feature_regression": lambda: fourier.feature_regression(
+            features, colours, test_features
+        ).tobytes(),
     }
 
 
@@ -107,25 +142,28 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     machine = machine_info()
-    pools = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    pools = blas_threads()
     variable = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
     machine["blas_threads"] = f"{pools} (OPENBLAS_NUM_THREADS {variable})"
     machine["busy_core"] = str(args.busy)
     print(", ".join(f"{k}: {v}" for k, v in machine.items()))
     if pools and max(pools) == 1:
         print("note: the default pool has one thread already; unset OPENBLAS_NUM_THREADS")
+    with limiter_disabled():
+        assert decorated_pool() == pools, "the limiter is not disabled: see limiter_disabled"
     spinner = None
     if args.busy:
         spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     print(f"{'case':<19} | {'one thread s':>12} {'default s':>10} {'ratio':>7}  same bits")
     rows = []
     try:
-        for name, (entry, run) in cases().items():
+        for name, case in cases().items():
             limited, free = math.inf, math.inf
             for _ in range(args.repeats):  # alternate, so that both see the same load
-                took, ours = seconds(lambda entry=entry, run=run: run(entry))
+                took, ours = seconds(case)
                 limited = min(limited, took)
-                took, theirs = seconds(lambda entry=entry, run=run: run(entry.__wrapped__))
+                with limiter_disabled():
+                    took, theirs = seconds(case)
                 free = min(free, took)
             row = {
                 "case": name,

@@ -2,12 +2,13 @@
 
 NumPy's OpenBLAS splits every product above about 2**18 multiply-adds across a thread
 per core. On the matrices of sinpe's toy models (hundreds of rows, tens of columns) the
-threads cost more than they give, and far more when another process holds a core:
-chapter 8's first cell took 59 s instead of 7.5 s in a default Jupyter on 2 cores.
-The book's build sets ``OPENBLAS_NUM_THREADS=1``, a reader's Jupyter does not, so the
-entry points that run such loops are decorated with :func:`one_blas_thread`: the limit
-holds for the call only and the pool is restored on return and on an exception.
-Results do not change: they are those of a run with ``OPENBLAS_NUM_THREADS=1``.
+threads cost more than they give, and far more when another process holds a core
+(issue 27: chapter 8's first cell took 59 s instead of 7.5 s in a default Jupyter on 2
+cores). The book's build sets ``OPENBLAS_NUM_THREADS=1``, a reader's Jupyter does not,
+so the entry points that run such products are decorated with :func:`one_blas_thread`:
+the limit holds for the call only and the pool is restored on return and on an
+exception. Their results are those of a run with ``OPENBLAS_NUM_THREADS=1``, bit for
+bit (``feature_regression``'s differ in the last bits on two threads).
 """
 
 from __future__ import annotations

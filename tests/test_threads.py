@@ -70,6 +70,14 @@ class Recording(nn.MLP):
         return super().forward(x)
 
 
+class RecordingTokens(nn.TokenModel):
+    """A TokenModel that notes the BLAS pool at every forward pass."""
+
+    def forward(self, tokens, mask=None, key_padding_mask=None):
+        self.seen.append(blas_threads())
+        return super().forward(tokens, mask=mask, key_padding_mask=key_padding_mask)
+
+
 def solve_recording(seen, monkeypatch):
     """Make np.linalg.solve note the BLAS pool before solving."""
     solve = np.linalg.solve
@@ -88,6 +96,10 @@ def test_every_entry_point_runs_with_one_thread(two_threads, monkeypatch):
     x = rng.normal(size=(20, 2))
     experiments.fit_regression(mlp, x, x[:, :1], steps=2, eval_inputs=x, record_every=1)
     assert mlp.seen and all(seen == [1] for seen in mlp.seen)
+    tokens = RecordingTokens(10, 8, 2, 16, 1, seed=0)
+    tokens.seen = []
+    experiments.token_accuracy(tokens, np.zeros((2, 4), dtype=int), np.zeros((2, 4), dtype=int))
+    assert tokens.seen == [[1]]
     seen = []
     solve_recording(seen, monkeypatch)
     labels = (x[:, 0] > 0).astype(int)
