@@ -15,7 +15,8 @@ unexport VIRTUAL_ENV
 # Notebooks are executed (make twins) and validated (make nbval, portability) in the
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
-.PHONY: book test lint unit twins twins-check notebooks nbval reader portability book-strict browser \
+.PHONY: book test check changed lint unit twins twins-check notebooks nbval reader portability \
+	book-strict browser \
 	pdf pdf-check doc-inventories lock clean
 
 # With TeX installed, the book is built with its PDF (make pdf), which the HTML build
@@ -27,8 +28,25 @@ book: $(STAMP) doc-inventories
 	$(JB)
 	@echo "Open _build/html/index.html in a browser."
 
-test: lint unit twins-check notebooks pdf book-strict browser pdf-check
+# The stages of `make test`, in order, each with its budget in seconds on a 2-core
+# machine with the venv and the Debian packages in place (CONTRIBUTING.md). The run ends
+# with a table of the seconds each took, so a slow stage is seen the day it appears.
+STAGES := lint:10 unit:90 twins-check:15 notebooks:240 pdf:60 book-strict:45 browser:120 \
+	pdf-check:10
+
+test: $(STAMP)
+	$(BIN)/python scripts/stages.py $(STAGES)
 	@echo "make test: all checks passed"
+
+# The inner loop for contributors: lint, the twins in sync, the unit tests and nbval of
+# only the chapters the change affects (scripts/changed_chapters.py), unit and nbval side
+# by side. `make test` still runs everything.
+check: $(STAMP)
+	$(MAKE) --no-print-directory lint twins-check
+	$(MAKE) --no-print-directory -j2 --output-sync=target unit changed
+
+changed: $(STAMP)
+	$(BIN)/python scripts/notebooks.py validate --changed
 
 # The reader's path (the native run, as a reader runs the notebooks) and the portability
 # run side by side, one per core.

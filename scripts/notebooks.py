@@ -7,6 +7,7 @@ Usage::
     python scripts/notebooks.py validate [PATH ...]      # nbval: outputs reproduce
     python scripts/notebooks.py validate --elsewhere     # ... on "another machine"
     python scripts/notebooks.py validate --reader        # ... as a reader runs them
+    python scripts/notebooks.py validate --changed       # only what a change affects
 
 ``build`` reads each MyST notebook with jupytext, gives its cells stable ids,
 executes it with nbclient (no timing metadata) and writes the twin beside it,
@@ -28,6 +29,7 @@ above (no thread limits, no hash seed), as in a reader's Jupyter.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -257,6 +259,16 @@ def reader_env(run: Path = READER_RUN) -> tuple[dict[str, str], Path]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    probe = json.loads(
+        subprocess.run(
+            [str(python), str(ROOT / "scripts" / "wheel_probe.py")],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    )  # fmt: skip
+    broken = {name: outcome for name, outcome in probe["modules"].items() if outcome != "ok"}
+    if broken or probe["reference"] != "ok":
+        raise SystemExit(f"the download's install lacks modules or extras: {broken or probe}")
+    print(f"reader's path: all {len(probe['modules'])} modules import, extras included")
     env = {key: value for key, value in os.environ.items() if key not in DETERMINISTIC_ENV}
     env["JUPYTER_PATH"] = str(run / "jupyter" / "share" / "jupyter")
     return env, folder
@@ -303,7 +315,22 @@ def main(argv: list[str] | None = None) -> int:
         "--elsewhere", action="store_true", help="the portability check (see the docstring)"
     )
     mode.add_argument("--reader", action="store_true", help="the reader's path (see the docstring)")
+    mode.add_argument(
+        "--changed",
+        action="store_true",
+        help="only the chapters a change can affect (scripts/changed_chapters.py)",
+    )
     args = parser.parse_args(argv)
+    if args.command == "validate" and args.changed:
+        import changed_chapters
+
+        changed = changed_chapters.changed_files()
+        paths = [twin_of(chapter) for chapter in changed_chapters.affected(changed, chapters())]
+        if not paths:
+            print("no chapter is affected by the change: nothing to validate")
+            return 0
+        print("validating the chapters the change affects:", *(p.name for p in paths))
+        return validate(paths, elsewhere=False)
     if args.command == "validate":
         return validate(args.paths, elsewhere=args.elsewhere, reader=args.reader)
     if args.command == "build":

@@ -1,0 +1,90 @@
+"""The tools behind `make test` and `make check` (issue 29): the timing table and the
+choice of chapters a change affects."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+
+def _script(root, name):
+    spec = importlib.util.spec_from_file_location(name, root / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def stages(root):
+    return _script(root, "stages")
+
+
+@pytest.fixture(scope="module")
+def changed(root):
+    return _script(root, "changed_chapters")
+
+
+def test_the_table_marks_a_stage_over_its_budget(stages):
+    text = stages.table([("lint", 3.2, 10.0), ("unit", 95.0, 90.0)])
+    lines = text.splitlines()
+    assert lines[1].split() == ["lint", "3", "10"]
+    assert lines[2].split() == ["unit", "95", "90", "over", "budget"]
+    assert lines[3].split() == ["total", "98", "100"]
+
+
+def test_a_stage_without_a_budget_is_refused(stages):
+    assert stages.parse(["lint:10", "unit:90"]) == [("lint", 10.0), ("unit", 90.0)]
+    with pytest.raises(SystemExit, match="STAGE:SECONDS"):
+        stages.parse(["lint"])
+
+
+def test_the_run_stops_at_the_first_failing_stage_and_still_prints(root, tmp_path):
+    (tmp_path / "Makefile").write_text("ok:\n\t@true\nbad:\n\t@false\nnever:\n\t@touch ran\n")
+    run = subprocess.run(
+        [sys.executable, str(root / "scripts" / "stages.py"), "ok:5", "bad:5", "never:5"],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode != 0 and "stage bad failed" in run.stderr
+    assert "ok" in run.stdout and "bad" in run.stdout and "never" not in run.stdout
+    assert not (tmp_path / "ran").exists()
+
+
+def test_the_makefile_times_every_stage_of_make_test(root):
+    makefile = (root / "Makefile").read_text()
+    stages = makefile.split("STAGES :=", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
+    names = [entry.split(":")[0] for entry in stages.split()]
+    assert names == ["lint", "unit", "twins-check", "notebooks", "pdf", "book-strict",
+                     "browser", "pdf-check"]  # fmt: skip
+    assert "scripts/stages.py $(STAGES)" in makefile
+
+
+def test_a_chapter_is_affected_by_its_text_and_the_modules_it_uses(root, changed):
+    sys.path.insert(0, str(root / "scripts"))
+    import notebooks
+
+    chapters = notebooks.chapters()
+    names = lambda found: [path.stem for path in found]  # noqa: E731
+    assert names(changed.affected({"book/ch02_rotation.md"}, chapters)) == [
+        "ch02_rotation", "claims_ledger"
+    ]  # fmt: skip
+    # binary is used by chapters 1 and 6 (directly) only
+    assert names(changed.affected({"sinpe/binary.py"}, chapters)) == [
+        "ch01_definition", "ch06_rope_alibi", "claims_ledger"
+    ]  # fmt: skip
+    # a module every module imports, a data file and the lock affect every chapter
+    for everything in ("sinpe/_validation.py", "sinpe/data/x.npz", "requirements.lock"):
+        assert names(changed.affected({everything}, chapters)) == names(chapters)
+    assert changed.affected({"README.md", "scripts/mutants.py"}, chapters) == []
+
+
+def test_module_use_is_read_from_imports_and_attributes(changed):
+    import ast
+
+    code = "import sinpe\nfrom sinpe import rope, nn as net\nx = sinpe.alibi.slopes(4)\n"
+    found = changed.imported_modules(ast.parse(code))
+    assert found == {"sinpe", "sinpe.rope", "sinpe.nn", "sinpe.alibi"}
+    assert "sinpe.core" in changed.closure({"sinpe.rope"})  # rope imports the core
