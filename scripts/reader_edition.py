@@ -32,6 +32,7 @@ import ast
 import copy
 import importlib.util
 import pickle
+import posixpath
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -142,8 +143,8 @@ class Book:
 
     def ref(self, label: str, text: str | None = None) -> str:
         docname, anchor, title = self._label(label)
-        if label in self.env.titles and not anchor:
-            title = self.env.titles[label].astext()
+        if not (text or title):
+            raise ValueError(f"{{ref}}`{label}` needs a title: the label has none")
         return self.link(text or title, docname, anchor)
 
     def doc_title(self, docname: str) -> str:
@@ -335,7 +336,7 @@ class Converter:
 
     def _doc(self, text: str) -> str:
         shown, titled, target = _explicit(text)
-        docname = str((Path(self.docname).parent / target).as_posix()).lstrip("/")
+        docname = posixpath.normpath(posixpath.join(posixpath.dirname(self.docname), target))
         return self.book.link(shown if titled else self.book.doc_title(docname), docname)
 
     def _download(self, text: str) -> str:

@@ -267,3 +267,10 @@ def test_chapters_glue_without_myst_nb(root):
         check=False,
     )
     assert result.returncode == 0
+
+
+def test_doc_links_are_resolved_from_the_page_that_makes_them(reader, fake_book):
+    convert = reader.Converter(fake_book, "book/api/encoding", {})
+    out = convert.cell("See {doc}`the ledger <../claims_ledger>` and {doc}`this <models>`.")
+    assert "[the ledger](https://example.org/book/claims_ledger.html)" in out
+    assert "[this](https://example.org/book/api/models.html)" in out
