@@ -7,7 +7,9 @@ that is broken on purpose).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import functools
 import http.server
 import os
@@ -240,44 +242,233 @@ async ({minFontPt, minTextPx}) => {
 """
 
 
-def check_page(context, url: str, screenshot: Path | None = None) -> list[str]:
-    """Open ``url`` in a new page of the Playwright ``context``; list what is wrong."""
-    problems: list[str] = []
-    page = context.new_page()
+#: What the topic tests read on particular pages (chapter one's formulas, copy buttons
+#: and first picture, the ledger's rows, the claims' anchors), read on every page in
+#: the same visit once MathJax is done: {name: value}.
+PAGE_FACTS_JS = r"""
+() => {
+  const picture = document.querySelector("article img");
+  const all = (root, selector) => [...root.querySelectorAll(selector)];
+  return {
+    formulasTypeset: all(document, "mjx-container").length,
+    copyButtonsOnCode: all(document, ".cell_input button.copybtn").length,
+    copyButtonsOnOutputs: all(document, ".cell_output button.copybtn").length,
+    firstPictureTop: picture ? picture.getBoundingClientRect().top : null,
+    screenHeight: window.innerHeight,
+    claimIds: all(document, '[id^="claim-"]').map((el) => el.id),
+    ledgerRows: all(document, "table tbody tr")
+      .filter((row) => row.querySelector(".sd-badge"))
+      .map((row) => ({
+        links: all(row, "a.reference.internal[href*='#claim-']").map((a) => a.getAttribute("href")),
+        verdicts: all(row, ".sd-badge").map((badge) => badge.textContent),
+      })),
+  };
+}
+"""
+
+#: Viewports of the two widths; the phone's screen has 2 device pixels per CSS px.
+VIEWPORTS = {
+    DESKTOP: {"viewport": {"width": DESKTOP, "height": 900}},
+    PHONE: {"viewport": {"width": PHONE, "height": 844}, "device_scale_factor": 2},
+}
+
+#: Keeps the browser offline: a request that leaves the loopback address (where the
+#: book is served) goes to a proxy that does not exist, and fails. (Not `page.route`:
+#: intercepting requests turns the browser's HTTP cache off, and every page would
+#: load MathJax and the theme afresh.)
+OFFLINE = {"server": "http://127.0.0.1:9", "bypass": "127.0.0.1"}
+
+#: Generous ceiling for any one wait (a load, a ready signal): it only ends a run
+#: where the signal never comes, and is never what a test measures.
+TIMEOUT_MS = 120_000
+
+
+@dataclasses.dataclass
+class Visit:
+    """What one visit of one page at one width found."""
+
+    #: Console errors, failed or outside requests, and PAGE_CHECKS_JS's findings.
+    problems: list[str] = dataclasses.field(default_factory=list)
+    #: Serious and critical axe-core findings (None: the page was not audited).
+    accessibility: list[str] | None = None
+    #: PAGE_FACTS_JS's answers, plus "animations": {name: frames, or None if it never moved}.
+    facts: dict = dataclasses.field(default_factory=dict)
+
+
+class Chromium:
+    """One headless Chromium for a whole test session.
+
+    Playwright's async API runs on an event loop of this object's own, so that one
+    browser can read several pages at once while the tests stay plain functions:
+    ``chromium.run(coroutine)`` waits for a coroutine's result.
+    """
+
+    def __init__(self, executable: str) -> None:
+        from playwright.async_api import async_playwright
+
+        self.loop = asyncio.new_event_loop()
+        self._playwright = self.run(async_playwright().start())
+        self.browser = self.run(
+            self._playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        )
+
+    def run(self, coroutine):
+        return self.loop.run_until_complete(coroutine)
+
+    async def context(self, width: int):
+        """A new browser context (own cookies, own viewport) at ``width``."""
+        opened = await self.browser.new_context(**VIEWPORTS[width], proxy=OFFLINE)
+        opened.set_default_timeout(TIMEOUT_MS)
+        return opened
+
+    def close(self) -> None:
+        self.run(self.browser.close())
+        self.run(self._playwright.stop())
+        self.loop.close()
+
+
+async def visit(context, url: str, screenshot: Path | None = None, audit: bool = False) -> Visit:
+    """Open ``url`` once in a new page of ``context`` and run every per-page check.
+
+    In order: load; wait for MathJax's and the copy buttons' own ready signals; read
+    PAGE_FACTS_JS; play each animation until it moves; PAGE_CHECKS_JS; a full-page
+    screenshot; and, if ``audit``, axe-core. Console errors and requests are watched
+    throughout.
+    """
+    found = Visit()
+    page = await context.new_page()
     base = urlsplit(url)
+    watching = True  # what the page does by itself (not what axe does: see below)
+
+    def problem(text: str) -> None:
+        if watching:
+            found.problems.append(text)
 
     def on_console(message):
         if message.type == "error":
-            problems.append(f"console error: {message.text}")
+            problem(f"console error: {message.text}")
 
-    def on_request(route):
-        target = urlsplit(route.request.url)
+    def on_request(request):
+        target = urlsplit(request.url)
         if target.scheme in ("http", "https") and target.netloc != base.netloc:
-            problems.append(f"request leaves the book (not offline): {route.request.url}")
-            route.abort()
-        else:
-            route.continue_()
+            problem(f"request leaves the book (not offline): {request.url}")
 
+    page.on("request", on_request)
     page.on("console", on_console)
-    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("pageerror", lambda error: problem(f"page error: {error}"))
     page.on(
         "requestfailed",
-        lambda request: problems.append(f"request failed: {request.url} ({request.failure})"),
+        lambda request: problem(f"request failed: {request.url} ({request.failure})"),
     )
-    page.route("**/*", on_request)
-    response = page.goto(url, wait_until="load")
-    if response is None or not response.ok:
-        problems.append(f"page did not load: HTTP {response.status if response else '?'}")
-    else:
-        from sinpe.plotting import MIN_FONT_SIZE
+    try:
+        response = await page.goto(url, wait_until="load")
+        if response is None or not response.ok:
+            problem(f"page did not load: HTTP {response.status if response else '?'}")
+        else:
+            await _ready(page, problem)
+            found.facts = await page.evaluate(PAGE_FACTS_JS)
+            found.facts["animations"] = await _play_animations(page)
+            from sinpe.plotting import MIN_FONT_SIZE
 
-        arguments = {"minFontPt": MIN_FONT_SIZE, "minTextPx": MIN_FIGURE_TEXT_PX}
-        problems.extend(page.evaluate(PAGE_CHECKS_JS, arguments))
-    if screenshot is not None:
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(screenshot), full_page=True)
-    page.close()
-    return problems
+            arguments = {"minFontPt": MIN_FONT_SIZE, "minTextPx": MIN_FIGURE_TEXT_PX}
+            found.problems.extend(await page.evaluate(PAGE_CHECKS_JS, arguments))
+        if screenshot is not None:
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(path=str(screenshot), full_page=True)
+        if audit:
+            # axe reads the style sheets again for its own rules, and resolves the
+            # theme's `@import "../basic.css"` against the wrong folder: its 404 is
+            # not the page's. (The audit was a separate visit, unwatched, before.)
+            watching = False
+            found.accessibility = await accessibility_problems(page)
+    finally:
+        await page.close()
+    return found
+
+
+async def _ready(page, problem) -> None:
+    """Wait for the page's own signals: MathJax has typeset, copy buttons are added."""
+    await page.evaluate(
+        "async () => { if (window.MathJax && MathJax.startup && MathJax.startup.promise)"
+        " await MathJax.startup.promise; }"
+    )
+    from playwright.async_api import TimeoutError
+
+    code = "div:not(.output) > div.highlight pre"  # (copybutton.js's COPYBUTTON_SELECTOR)
+    try:
+        await page.wait_for_function(
+            f"() => !document.querySelector({code!r}) || document.querySelector('button.copybtn')"
+        )
+    except TimeoutError:
+        problem("code cells but no copy button")
+
+
+async def _play_animations(page) -> dict[str, int | None]:
+    """Scroll each animation (matplotlib's HTML widget) into view: it must start by
+    itself. Its number of frames, or None where no next frame came."""
+    from playwright.async_api import TimeoutError
+
+    frames: dict[str, int | None] = {}
+    for image in await page.locator("img[id^='_anim_img']").all():
+        name = (await image.get_attribute("id")).removeprefix("_anim_img")
+        await image.scroll_into_view_if_needed()
+        first = await image.get_attribute("src")
+        try:
+            await page.wait_for_function(
+                "([id, first]) => document.getElementById(id).getAttribute('src') !== first",
+                arg=[f"_anim_img{name}", first],
+            )
+        except TimeoutError:
+            frames[name] = None
+            continue
+        frames[name] = int(await page.locator(f"#_anim_slider{name}").get_attribute("max")) + 1
+    if frames:
+        await page.evaluate("() => window.scrollTo(0, 0)")
+    return frames
+
+
+#: Pages read at once. Measured on 2 cores (the whole sweep): 1 at a time 3 min,
+#: 2 at a time 2 min, 4 at a time 1 min 45 s; a visit often waits (for a load, for
+#: MathJax, for an animation's next frame) while another can use the CPU.
+AT_ONCE = 4
+
+
+async def sweep(
+    chromium: Chromium, site: Path, base: str, screenshots: Path, at_once: int = AT_ONCE
+) -> dict[tuple[Path, int], Visit]:
+    """Visit every page of ``site`` (served at ``base``) once at each width, ``at_once``
+    pages at a time, and audit the desktop visits: {(page, width): Visit}.
+    Screenshots go to ``screenshots/<width>/``."""
+    contexts = {width: await chromium.context(width) for width in VIEWPORTS}
+    # Longest first, so that no long page is left to run alone at the end: a visit
+    # costs about the page's number of tags, and twice that when audited.
+    tags = {
+        relative: (site / relative).read_text(errors="replace").count("<")
+        for relative in pages(site)
+    }
+    jobs = [(relative, width) for width in VIEWPORTS for relative in tags]
+    jobs.sort(key=lambda job: -tags[job[0]] * (2 if job[1] == DESKTOP else 1))
+    pending = iter(jobs)  # shared by the workers: each job is taken once
+    visits: dict[tuple[Path, int], Visit] = {}
+
+    async def worker():
+        for relative, width in pending:
+            name = relative.with_suffix("").as_posix().replace("/", "__") + ".png"
+            url = base + relative.as_posix()
+            try:
+                found = await visit(
+                    contexts[width], url, screenshots / str(width) / name, audit=width == DESKTOP
+                )
+            except Exception as error:  # one page's failure must not hide the others'
+                found = Visit(problems=[f"the visit failed: {error!r}"])
+            visits[relative, width] = found
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(at_once)))
+    finally:
+        for opened in contexts.values():
+            await opened.close()
+    return visits
 
 
 class _Anchors(HTMLParser):
@@ -334,11 +525,12 @@ AXE_IGNORED: dict[str, str] = {
 }
 
 
-def accessibility_problems(page) -> list[str]:
-    """Serious and critical axe-core findings on an open Playwright ``page``."""
-    from axe_playwright_python.sync_playwright import Axe
+async def accessibility_problems(page) -> list[str]:
+    """Serious and critical axe-core findings on an open Playwright ``page`` (axe is
+    injected once, then run with axe-playwright-python's default options)."""
+    from axe_playwright_python.async_playwright import Axe
 
-    response = Axe().run(page).response
+    response = (await Axe().run(page)).response
     problems = []
     for violation in response["violations"]:
         if violation["impact"] not in ("serious", "critical"):

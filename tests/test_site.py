@@ -3,17 +3,25 @@
 Needs `_build/html` (`make book`) and Debian's `chromium`. Without a browser the
 tests skip with a hint, except under CI=true, where a missing browser fails.
 Screenshots of every page go to `_build/screenshots/`.
+
+One browser serves the whole session, and every page is visited once at each width
+(the `visits` fixture, several pages at a time): each visit runs every per-page check,
+and the tests below assert over what the visits found, one kind of check per test.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 import site_check
 
 pytestmark = pytest.mark.browser
+
+DESKTOP, PHONE = site_check.DESKTOP, site_check.PHONE
+CHAPTER_ONE = Path("book/ch01_definition.html")
 
 
 @pytest.fixture(scope="session")
@@ -25,36 +33,22 @@ def site(root):
 
 
 @pytest.fixture(scope="session")
-def browser():
+def chromium():
     executable = site_check.find_chromium()
     if executable is None:
         if os.environ.get("CI") == "true":
             pytest.fail(site_check.INSTALL_HINT)
         pytest.skip(site_check.INSTALL_HINT)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable, args=site_check.CHROMIUM_ARGS
-        )
-        yield launched
-        launched.close()
+    browser = site_check.Chromium(executable)
+    yield browser
+    browser.close()
 
 
-@pytest.fixture
-def context(browser):
-    opened = browser.new_context(viewport={"width": site_check.DESKTOP, "height": 900})
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def phone(browser):
-    opened = browser.new_context(
-        viewport={"width": site_check.PHONE, "height": 844}, device_scale_factor=2
-    )
-    yield opened
-    opened.close()
+@pytest.fixture(scope="session")
+def base(site):
+    """The book served on a loopback port, for the whole session."""
+    with site_check.serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -64,41 +58,44 @@ def screenshots(root):
     return folder
 
 
-@pytest.mark.parametrize("width", [site_check.DESKTOP, site_check.PHONE])
-def test_every_page_renders_cleanly(site, width, request, screenshots):
+@pytest.fixture(scope="session")
+def visits(chromium, site, base, screenshots):
+    """Every page once at each width: {(page, width): site_check.Visit}."""
+    found = chromium.run(site_check.sweep(chromium, site, base, screenshots))
+    assert len(found) == 2 * len(site_check.pages(site))
+    return found
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_every_page_renders_cleanly(site, width, visits, screenshots):
     """Every page at a desktop's and a phone's width: screenshots in _build/screenshots/."""
-    browser_context = request.getfixturevalue("context" if width == site_check.DESKTOP else "phone")
-    folder = screenshots / str(width)
     all_pages = site_check.pages(site)
     assert len(all_pages) >= 3
-    problems = []
-    with site_check.serve(site) as base:
-        for relative in all_pages:
-            shot = folder / (relative.with_suffix("").as_posix().replace("/", "__") + ".png")
-            url = base + relative.as_posix()
-            for problem in site_check.check_page(browser_context, url, shot):
-                problems.append(f"{relative} at {width} px: {problem}")
+    problems = [
+        f"{relative} at {width} px: {problem}"
+        for relative in all_pages
+        for problem in visits[relative, width].problems
+    ]
     assert problems == []
-    assert len(list(folder.glob("*.png"))) >= len(all_pages)
+    assert len(list((screenshots / str(width)).glob("*.png"))) >= len(all_pages)
 
 
-def test_math_is_typeset_on_chapter_one(site, context):
-    with site_check.serve(site) as base:
-        page = context.new_page()
-        page.goto(base + "book/ch01_definition.html", wait_until="load")
-        page.evaluate("() => MathJax.startup.promise")
-        assert page.locator("mjx-container").count() > 20
-        page.close()
+def test_math_is_typeset_on_chapter_one(visits):
+    assert visits[CHAPTER_ONE, DESKTOP].facts["formulasTypeset"] > 20
 
 
-def test_search_finds_a_word_from_chapter_one(site, context):
-    with site_check.serve(site) as base:
-        page = context.new_page()
-        page.goto(base + "search.html?q=interleaved", wait_until="load")
+def test_search_finds_a_word_from_chapter_one(chromium, base):
+    async def search():
+        context = await chromium.context(DESKTOP)
+        page = await context.new_page()
+        await page.goto(base + "search.html?q=interleaved", wait_until="load")
         hits = page.locator("ul.search li a")
-        hits.first.wait_for(timeout=20_000)
-        targets = [hits.nth(i).get_attribute("href") for i in range(hits.count())]
-        page.close()
+        await hits.first.wait_for(timeout=20_000)
+        targets = [await hit.get_attribute("href") for hit in await hits.all()]
+        await context.close()
+        return targets
+
+    targets = chromium.run(search())
     assert any("ch01_definition" in target for target in targets), targets
 
 
@@ -131,6 +128,7 @@ BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><
   style="width: 800px; max-width: 200px"></div>
 <h3>A heading that skips h2</h3>
 <script>console.error("something broke");</script>
+<img src="http://example.org/outside.png" alt="a figure from outside the book">
 <a href="nowhere.html">a dead link</a> <a href="#no-such-anchor">a dead anchor</a>
 </article></body></html>
 """
@@ -158,7 +156,7 @@ def _png(width: int, height: int) -> bytes:
     return buffer.getvalue()
 
 
-def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
+def test_checker_fails_a_broken_page_and_passes_a_clean_one(chromium, tmp_path):
     page = BROKEN_PAGE.replace("<head>", "<head>" + BROKEN_MATHJAX)
     page = page.replace(
         "<pre>an output", '<pre style="white-space: pre; width: 80px; overflow: auto">an output'
@@ -166,9 +164,18 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
     (tmp_path / "broken.html").write_text(page)
     (tmp_path / "small.png").write_bytes(_png(800, 400))  # 1x, and shown at a quarter
     (tmp_path / "clean.html").write_text(CLEAN_PAGE)
+
+    async def check(base):
+        context = await chromium.context(DESKTOP)
+        found = [
+            (await site_check.visit(context, base + name)).problems
+            for name in ("broken.html", "clean.html")
+        ]
+        await context.close()
+        return found
+
     with site_check.serve(tmp_path) as base:
-        broken = site_check.check_page(context, base + "broken.html")
-        clean = site_check.check_page(context, base + "clean.html")
+        broken, clean = chromium.run(check(base))
     report = "\n".join(broken)
     assert "formula loses its left side: \\begin{aligned}\n[pe]_{2i}" in report
     assert report.count("formula loses its left side") == 1  # the braced one is fine
@@ -185,6 +192,8 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
     assert "heading level jumps from h1 to h3" in report
     assert "formula wider than its column (900 > 200 px) in #wide-formula" in report
     assert "console error: something broke" in report
+    assert "request leaves the book (not offline): http://example.org/outside.png" in report
+    assert "image did not load: http://example.org/outside.png" in report  # (never fetched)
     assert clean == []
     dead = site_check.broken_links(tmp_path)
     assert "broken.html: nowhere.html (no such file)" in dead
@@ -192,26 +201,20 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(context, tmp_path):
     assert not [problem for problem in dead if problem.startswith("clean.html")]
 
 
-def test_claims_ledger_shows_a_verdict_and_a_working_link_per_claim(site, context, root):
+def test_claims_ledger_shows_a_verdict_and_a_working_link_per_claim(visits, root):
     from sinpe import claims
 
     recorded = claims.read_verdicts(sorted((root / "book").glob("ch*.ipynb")))
     shown, targets = {}, {}
-    with site_check.serve(site) as base:
-        page = context.new_page()
-        page.goto(base + "book/claims_ledger.html", wait_until="load")
-        rows = page.locator("table tbody tr").filter(has=page.locator(".sd-badge"))
-        for index in range(rows.count()):
-            row = rows.nth(index)
-            href = row.locator("a.reference.internal[href*='#claim-']").get_attribute("href")
-            chapter, claim = href.split("#claim-")
-            shown[claim] = row.locator(".sd-badge").text_content().strip()
-            targets.setdefault(chapter, []).append(claim)
-        for chapter, claims_there in targets.items():  # each link leads to its cell
-            page.goto(base + "book/" + chapter, wait_until="load")
-            for claim in claims_there:
-                assert page.locator(f"#claim-{claim}").count() == 1, (chapter, claim)
-        page.close()
+    for row in visits[Path("book/claims_ledger.html"), DESKTOP].facts["ledgerRows"]:
+        assert len(row["links"]) == 1 and len(row["verdicts"]) == 1, row
+        chapter, claim = row["links"][0].split("#claim-")
+        shown[claim] = row["verdicts"][0].strip()
+        targets.setdefault(chapter, []).append(claim)
+    for chapter, claims_there in targets.items():  # each link leads to its cell
+        ids = visits[Path("book") / chapter, DESKTOP].facts["claimIds"]
+        for claim in claims_there:
+            assert ids.count(f"claim-{claim}") == 1, (chapter, claim)
     assert shown == {claim: verdict.verdict for claim, verdict in recorded.items()}
 
 
@@ -235,20 +238,19 @@ def test_references_are_labelled_as_the_text_cites_them(site):
     assert set(full) <= set(labels), sorted(set(full) - set(labels))
 
 
-def test_no_serious_accessibility_findings(site, context):
-    """axe-core (bundled, offline) on every page: no serious or critical finding."""
+def test_no_serious_accessibility_findings(site, visits):
+    """axe-core (bundled, offline) on every page at desktop width: no serious or
+    critical finding."""
     problems = []
-    with site_check.serve(site) as base:
-        for relative in site_check.pages(site):
-            page = context.new_page()
-            page.goto(base + relative.as_posix(), wait_until="load")
-            page.evaluate("() => window.MathJax && MathJax.startup.promise")
-            problems += [f"{relative}: {p}" for p in site_check.accessibility_problems(page)]
-            page.close()
+    for relative in site_check.pages(site):
+        found = visits[relative, DESKTOP].accessibility
+        if found is None:
+            problems.append(f"{relative}: not audited (its visit failed)")
+        problems += [f"{relative}: {problem}" for problem in found or []]
     assert problems == []
 
 
-def test_the_audit_finds_low_contrast_and_an_unlabelled_control(context, tmp_path):
+def test_the_audit_finds_low_contrast_and_an_unlabelled_control(chromium, tmp_path):
     (tmp_path / "bad.html").write_text(
         '<!DOCTYPE html><html lang="en"><head><title>bad</title></head><body><main>'
         '<p style="color: #999; background: #fff">grey on white</p>'
@@ -258,63 +260,45 @@ def test_the_audit_finds_low_contrast_and_an_unlabelled_control(context, tmp_pat
         '<!DOCTYPE html><html lang="en"><head><title>good</title></head><body><main>'
         '<p>black on white</p><input type="range" aria-label="frame"></main></body></html>'
     )
-    with site_check.serve(tmp_path) as base:
+
+    async def audit(base):
+        context = await chromium.context(DESKTOP)
         found = {}
         for name in ("bad", "good"):
-            page = context.new_page()
-            page.goto(base + f"{name}.html", wait_until="load")
-            found[name] = site_check.accessibility_problems(page)
-            page.close()
+            visit = await site_check.visit(context, base + f"{name}.html", audit=True)
+            found[name] = visit.accessibility
+        await context.close()
+        return found
+
+    with site_check.serve(tmp_path) as base:
+        found = chromium.run(audit(base))
     assert any("color-contrast" in problem for problem in found["bad"]), found
     assert any("label" in problem for problem in found["bad"]), found
     assert found["good"] == []
 
 
-def test_copy_buttons_copy_code_not_outputs_or_prompts(site, context):
-    with site_check.serve(site) as base:
-        page = context.new_page()
-        page.goto(base + "book/ch01_definition.html", wait_until="load")
-        page.wait_for_selector("button.copybtn", state="attached")
-        on_code = page.locator(".cell_input button.copybtn").count()
-        on_outputs = page.locator(".cell_output button.copybtn").count()
-        page.close()
-    assert on_code > 5 and on_outputs == 0
+def test_copy_buttons_copy_code_not_outputs_or_prompts(site, visits):
+    facts = visits[CHAPTER_ONE, DESKTOP].facts
+    assert facts["copyButtonsOnCode"] > 5 and facts["copyButtonsOnOutputs"] == 0
     script = (site / "_static" / "copybutton.js").read_text()
     assert "div:not(.output) > div.highlight pre" in script
     assert r"'>>> |\\.\\.\\. |\\$ ', true" in script  # prompts (regex) are not copied
 
 
-@pytest.mark.parametrize("width", [site_check.DESKTOP, site_check.PHONE])
-def test_chapter_one_shows_a_picture_on_the_first_screen(site, width, request):
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_chapter_one_shows_a_picture_on_the_first_screen(width, visits):
     """Issue 18: a newcomer meets a picture before scrolling (the binary odometer)."""
-    browser_context = request.getfixturevalue("context" if width == site_check.DESKTOP else "phone")
-    with site_check.serve(site) as base:
-        page = browser_context.new_page()
-        page.goto(base + "book/ch01_definition.html", wait_until="load")
-        top, screen = page.evaluate(
-            "() => [document.querySelector('article img').getBoundingClientRect().top,"
-            " window.innerHeight]"
-        )
-        page.close()
-    assert top < 0.8 * screen, (top, screen)
+    facts = visits[CHAPTER_ONE, width].facts
+    top, screen = facts["firstPictureTop"], facts["screenHeight"]
+    assert top is not None and top < 0.8 * screen, (top, screen)
 
 
-def test_the_clock_hands_move(site, context):
-    """Issue 18: the clock-hands animation plays in the static page, without a kernel."""
-    with site_check.serve(site) as base:
-        page = context.new_page()
-        page.goto(base + "book/ch03_seeing.html", wait_until="load")
-        frame = page.locator("#_anim_imgclock")
-        frame.scroll_into_view_if_needed()
-        first = frame.get_attribute("src")
-        # It starts by itself once in view: wait for the next frame (no time asserted;
-        # the timeout only ends a run where it never moves).
-        page.wait_for_function(
-            "(first) => document.getElementById('_anim_imgclock').src !== first",
-            arg=first,
-            timeout=60_000,
-        )
-        slider = page.locator("#_anim_sliderclock")
-        frames = int(slider.get_attribute("max")) + 1
-        page.close()
-    assert frames >= 20
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_the_clock_hands_move(width, visits):
+    """Issue 18: the clock-hands animation plays in the static page, without a kernel.
+
+    Each visit scrolls it into view and waits for its next frame (no time asserted; the
+    timeout only ends a run where it never moves)."""
+    frames = visits[Path("book/ch03_seeing.html"), width].facts["animations"]
+    assert frames.get("clock") is not None, frames  # None: it never moved
+    assert frames["clock"] >= 20
