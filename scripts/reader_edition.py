@@ -159,9 +159,6 @@ class Book:
         docname, _number = self.env.domaindata["math"]["objects"][label]
         return self.number(docname, f"equation-{label}")[1]
 
-    def proof_ref(self, label: str) -> str:
-        return self.numbered(label)
-
     def term(self, text: str) -> str:
         shown, _, term = _explicit(text)
         for (kind, name), (docname, anchor) in self.env.domaindata["std"]["objects"].items():
@@ -311,12 +308,12 @@ class Converter:
             "glue": lambda t: _plain(self.glue[t]["text/plain"]),
             "glue:md": lambda t: self.markdown(self.glue[t.removesuffix(":myst")]["text/markdown"]),
             "numref": self.book.numbered,
-            "prf:ref": self.book.proof_ref,
+            "prf:ref": self.book.numbered,
             "eq": self.book.equation,
             "ref": lambda t: self.book.ref(
                 _explicit(t)[2], _explicit(t)[0] if _explicit(t)[1] else None
             ),
-            "doc": lambda t: self._doc(t),
+            "doc": self._doc,
             "term": self.book.term,
             "py:func": lambda t: self.book.python(t, call=True),
             "py:mod": lambda t: self.book.python(t, call=False),
@@ -325,7 +322,7 @@ class Converter:
             "cite": lambda t: self.book.cite(t, textual=False),
             "cite:p": lambda t: self.book.cite(t, textual=False),
             "cite:t": lambda t: self.book.cite(t, textual=True),
-            "book-download": lambda t: self._download(t),
+            "book-download": self._download,
             "math": lambda t: f"${t}$",
         }
         if BADGE.match(name):
@@ -478,7 +475,7 @@ def _hide_source(cell, title: str) -> None:
     cell.source = f"# @title {title}\n" + cell.source
 
 
-def edition(twin: Path, book: Book, *, executed: bool = True):
+def edition(twin: Path, book: Book):
     """The reader's edition of one executed twin (a new notebook; the twin is untouched)."""
     notebook = nbformat.read(twin, as_version=4)
     docname = f"book/{twin.stem}"
@@ -515,9 +512,6 @@ def edition(twin: Path, book: Book, *, executed: bool = True):
         cell.metadata["tags"] = [t for t in tags if t.startswith(("nbval", "raises"))]
         if not cell.metadata["tags"]:
             del cell.metadata["tags"]
-        if not executed:
-            cell.outputs = []
-            cell.execution_count = None
         if bookkeeping:
             # Up past the Markdown before it, to follow the code cell it serves.
             spot = len(cells)
@@ -552,9 +546,9 @@ def render(notebook) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def editions(book: Book, *, executed: bool = True) -> dict[str, str]:
-    """File name -> text of every reader's edition."""
-    return {twin.name: render(edition(twin, book, executed=executed)) for twin in twins()}
+def editions(book: Book) -> dict[str, str]:
+    """File name -> text of every reader's edition (executed: the zips clear the fresh one)."""
+    return {twin.name: render(edition(twin, book)) for twin in twins()}
 
 
 def main(argv: list[str] | None = None) -> int:
