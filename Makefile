@@ -31,7 +31,7 @@ book: $(STAMP) doc-inventories
 # The stages of `make test`, in order, each with its budget in seconds on a 2-core
 # machine with the venv and the Debian packages in place (CONTRIBUTING.md). The run ends
 # with a table of the seconds each took, so a slow stage is seen the day it appears.
-STAGES := lint:10 unit:90 twins-check:15 notebooks:240 pdf:60 book-strict:45 browser:120 \
+STAGES := lint:10 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-strict:45 browser:120 \
 	pdf-check:10
 
 test: $(STAMP)
@@ -63,8 +63,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# One pytest worker per core (pytest-xdist, at most 4), a test file to a worker, so a
+# module's fixtures (a built wheel, an executed probe notebook) are made once.
 unit: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 # The executed twins, then the reader's editions (notebooks/), which take their figure
 # and equation numbers from the book's build.

@@ -29,17 +29,54 @@ def changed(root):
 
 
 def test_the_table_marks_a_stage_over_its_budget(stages):
-    text = stages.table([("lint", 3.2, 10.0), ("unit", 95.0, 90.0)])
+    text = stages.table([("lint", 3.2, 10.0, False), ("unit", 95.0, 90.0, False),
+                         ("pdf", 0.4, 60.0, True)])  # fmt: skip
     lines = text.splitlines()
     assert lines[1].split() == ["lint", "3", "10"]
     assert lines[2].split() == ["unit", "95", "90", "over", "budget"]
-    assert lines[3].split() == ["total", "98", "100"]
+    assert lines[3].split() == ["pdf", "0", "60", "reused", "(same", "inputs)"]
+    assert lines[4].split() == ["total", "99", "160"]
 
 
 def test_a_stage_without_a_budget_is_refused(stages):
-    assert stages.parse(["lint:10", "unit:90"]) == [("lint", 10.0), ("unit", 90.0)]
-    with pytest.raises(SystemExit, match="STAGE:SECONDS"):
-        stages.parse(["lint"])
+    assert stages.parse(["lint:10", "pdf:60:reuse"]) == [
+        ("lint", 10.0, False), ("pdf", 60.0, True)
+    ]  # fmt: skip
+    for wrong in ("lint", "lint:10:maybe", "lint:10:reuse:reuse"):
+        with pytest.raises(SystemExit, match="STAGE:SECONDS"):
+            stages.parse([wrong])
+
+
+def _git_tree(path):
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    (path / ".gitignore").write_text("_build/\n")
+    (path / "a.md").write_text("one")
+    return path
+
+
+def test_a_stage_is_reused_only_on_the_same_inputs_with_its_outputs(stages, tmp_path,
+                                                                     monkeypatch):  # fmt: skip
+    root = _git_tree(tmp_path / "repo")
+    monkeypatch.delenv("FRESH", raising=False)
+    key = stages.inputs_key("pdf", root)
+    assert key == stages.inputs_key("pdf", root) != stages.inputs_key("notebooks", root)
+    stamp = root / "_build" / "stages" / "pdf.key"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text(key)
+    assert not stages.reusable("pdf", key, root)  # its PDF is missing
+    (root / "_build" / "pdf").mkdir()
+    (root / "_build" / "pdf" / "sinpe-book.pdf").write_bytes(b"%PDF")
+    assert stages.reusable("pdf", key, root)
+    (root / "_build" / "ignored.txt").write_text("outputs do not count")
+    assert stages.inputs_key("pdf", root) == key
+    for change in ("a.md", "new-untracked.md"):  # an edit, a file not yet added
+        (root / change).write_text("two")
+        assert stages.inputs_key("pdf", root) != key
+        (root / change).write_text("one") if change == "a.md" else (root / change).unlink()
+    assert stages.inputs_key("pdf", root) == key
+    monkeypatch.setenv("FRESH", "1")
+    assert not stages.reusable("pdf", key, root)
 
 
 def test_the_run_stops_at_the_first_failing_stage_and_still_prints(root, tmp_path):
