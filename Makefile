@@ -12,6 +12,18 @@ JB := $(BIN)/jupyter-book build . -W -n --keep-going
 # warnings into errors), so it is not passed on.
 unexport VIRTUAL_ENV
 
+# make book and make test change nothing outside the repository: what pip, Matplotlib,
+# IPython, Jupyter and Chromium would cache or configure under $HOME goes to _build/home
+# (make clean removes it). Only where things are kept changes, never what is computed.
+HOME_DIR := $(CURDIR)/_build/home
+export XDG_CACHE_HOME := $(HOME_DIR)/cache
+export XDG_CONFIG_HOME := $(HOME_DIR)/config
+export XDG_DATA_HOME := $(HOME_DIR)/data
+export PIP_CACHE_DIR := $(HOME_DIR)/cache/pip
+export MPLCONFIGDIR := $(HOME_DIR)/config/matplotlib
+export IPYTHONDIR := $(HOME_DIR)/ipython
+export JUPYTER_CONFIG_DIR := $(HOME_DIR)/jupyter
+
 # Notebooks are executed (make twins) and validated (make nbval, portability) in the
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
