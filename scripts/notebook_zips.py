@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -32,8 +31,8 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
+import lockfile
 import nbformat
-from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -113,17 +112,6 @@ def build_wheel(target_dir: Path, *, sdist: bool = False) -> Path:
     return target_dir / wheel_name()
 
 
-def lock_versions(lock: Path = LOCK) -> dict[str, str]:
-    """Canonical package name -> the version requirements.lock pins for this Python
-    (an entry with an environment marker counts where the marker holds)."""
-    pins = {}
-    for line in lock.read_text().splitlines():
-        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+))?", line)
-        if match and (match.group(3) is None or Marker(match.group(3).strip()).evaluate()):
-            pins[canonicalize_name(match.group(1))] = match.group(2)
-    return pins
-
-
 def needed(roots: list[str]) -> set[str]:
     """Every installed distribution that ``roots`` need, recursively (extras followed)."""
     found: set[str] = set()
@@ -162,7 +150,7 @@ def requirements(*, wheel: bool = True) -> str:
     installs sinpe from the repository itself.
     """
     roots = [f"sinpe[{','.join(EXTRAS)}]", KERNEL]
-    pins = lock_versions()
+    pins = lockfile.pins(LOCK)
     names = sorted(needed(roots) - {"sinpe"})
     missing = [name for name in names if name not in pins]
     if missing:

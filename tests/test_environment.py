@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
+from pathlib import Path
 
-import lockfile
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import lockfile
 
 
 def _lock(root):

@@ -53,7 +53,7 @@ def test_both_zips_hold_every_reader_s_edition_and_what_runs_them(root, notebook
             assert archive.read(folder + wheel) == (path.parent / wheel).read_bytes()
         assert requirements.splitlines()[3] == f"./{wheel}[plot,symbolic,reference]"
         assert notebook_zips.INSTALL in readme and notebook_zips.START in readme
-        pins = notebook_zips.lock_versions()
+        pins = notebook_zips.lockfile.pins(notebook_zips.LOCK)
         for line in requirements.splitlines()[4:]:
             name, version = line.split("==")
             assert pins[name] == version, line

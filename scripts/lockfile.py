@@ -1,4 +1,5 @@
-"""requirements.lock as the tests read it (``make lock``: uv pip compile --generate-hashes).
+"""requirements.lock as the tools and the tests read it (``make lock``: uv pip compile
+--generate-hashes).
 
 Each entry is a ``name==version`` line, with an environment marker when only some
 platforms or Pythons need it, continued by its ``--hash=sha256:...`` lines; comments
@@ -41,11 +42,13 @@ def entries(path: Path) -> list[Entry]:
             continue
         body = line.removesuffix("\\").strip()
         if raw[0].isspace():  # a continuation line: one hash of the entry above
-            assert found and _HASH.fullmatch(body), f"line {number}: not a hash: {raw!r}"
+            if not (found and _HASH.fullmatch(body)):
+                raise ValueError(f"{path}, line {number}: not a hash: {raw!r}")
             found[-1][3].append(body.removeprefix("--hash="))
             continue
         match = _PIN.fullmatch(body)
-        assert match, f"line {number}: not an exact pin: {raw!r}"
+        if not match:
+            raise ValueError(f"{path}, line {number}: not an exact pin: {raw!r}")
         marker = Marker(match["marker"]) if match["marker"] else None
         found.append([canonicalize_name(match["name"]), match["version"], marker, []])
     return [Entry(name, version, marker, tuple(hashes)) for name, version, marker, hashes in found]
@@ -56,6 +59,7 @@ def pins(path: Path) -> dict[str, str]:
     result: dict[str, str] = {}
     for entry in entries(path):
         if entry.applies():
-            assert entry.name not in result, f"{entry.name} is pinned twice for this interpreter"
+            if entry.name in result:
+                raise ValueError(f"{path}: {entry.name} is pinned twice for this interpreter")
             result[entry.name] = entry.version
     return result
