@@ -63,7 +63,8 @@ def main() -> None:
                     torch.backends.mha.set_fastpath_enabled(False)
                     y = layer(x, src_mask=mask, src_key_padding_mask=key_padding)
                     # The eval-mode fast path must agree, except where it is known not
-                    # to: with a float src_mask it returned NaN in torch 2.13.
+                    # to: with a float src_mask it returned NaN in torch 2.13
+                    # (https://github.com/pytorch/pytorch/issues/118628).
                     torch.backends.mha.set_fastpath_enabled(True)
                     fast = layer(x, src_mask=mask, src_key_padding_mask=key_padding)
                 if mask_name != "float":

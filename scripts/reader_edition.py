@@ -9,11 +9,13 @@ build renders. This script turns each twin into ``notebooks/<name>.ipynb``:
   to the web page, citations as "(Vaswani et al., 2017)", admonitions, theorems and
   exercises as headed blocks; solutions and "Answer" boxes folded with ``<details>``
   (a solution's code cells collapsed), figure captions in a Markdown cell below the
-  figure;
+  figure (folded too when the figure's output is);
 * cells hidden on the web page are collapsed (``jupyter.source_hidden`` and Colab's form
-  view, ``# @title``); those that show nothing (bookkeeping: glue, verdicts) move up past
-  the Markdown before them, to sit right after the code cell they serve (moving a code
-  cell past Markdown never changes what runs, or in which order);
+  view, ``# @title``), and so are folded outputs (``hide-output``: the answer of a
+  "Predict, then run" box; ``jupyter.outputs_hidden``); cells that show nothing
+  (bookkeeping: glue, verdicts) move up past the Markdown before them, to sit right
+  after the code cell they serve (moving a code cell past Markdown never changes what
+  runs, or in which order);
 * a first cell installs ``sinpe`` when the kernel lacks it (:data:`INSTALL_CELL`).
 
 Numbers and anchors come from the book's own build (``_build/.doctrees``), so the
@@ -505,9 +507,10 @@ def edition(twin: Path, book: Book):
                 if bookkeeping
                 else "Code hidden on the web page",
             )
-        elif "hide-input" in tags:
+        elif "hide-input" in tags or "hide-cell" in tags:
             _hide_source(cell, "Code (folded on the web page)")
-        if "remove-output" in tags or "hide-output" in tags:
+        folded_output = bool({"remove-output", "hide-output", "hide-cell"} & set(tags))
+        if folded_output:
             cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
         cell.metadata["tags"] = [t for t in tags if t.startswith(("nbval", "raises"))]
         if not cell.metadata["tags"]:
@@ -527,11 +530,11 @@ def edition(twin: Path, book: Book):
         if figure:
             word, number = book.number(docname, figure["name"])
             caption = convert.inline(" ".join(figure["caption"].split()))
-            cells.append(
-                nbformat.v4.new_markdown_cell(
-                    f"**{word} {number}.** {caption}", id=cell.id + CAPTION
-                )
-            )
+            text = f"**{word} {number}.** {caption}"
+            if folded_output:  # folded with its figure: it may answer a question
+                summary = f"<summary><b>{word} {number}</b></summary>"
+                text = f"<details>\n{summary}\n\n{text}\n\n</details>"
+            cells.append(nbformat.v4.new_markdown_cell(text, id=cell.id + CAPTION))
     notebook.cells = cells
     notebook.metadata.pop("jupytext", None)
     nbformat.validate(notebook)

@@ -150,6 +150,24 @@ def test_figures_have_their_caption_below_them(editions):
             assert ids[ids.index(figure.id) + 1] == figure.id + "-caption"
 
 
+def test_folded_outputs_stay_folded_with_their_captions(editions):
+    """A folded output (the answer of a "Predict, then run" box) is folded in the
+    edition too, and so is the caption of a folded figure, which may say the answer."""
+    folded = 0
+    for twin, edition in editions:
+        cells = {c.id: c for c in edition.cells}
+        for cell in twin.cells:
+            tags = set(cell.metadata.get("tags", []))
+            if cell.cell_type != "code" or not {"hide-output", "hide-cell", "remove-output"} & tags:
+                continue
+            assert cells[cell.id].metadata["jupyter"]["outputs_hidden"] is True
+            folded += 1
+            caption = cells.get(cell.id + "-caption")
+            if caption is not None:
+                assert caption.source.startswith("<details>\n<summary><b>Figure ")
+    assert folded >= 16
+
+
 @pytest.fixture
 def fake_book(reader):
     """Numbers and links of a made-up book, for the converter alone."""
