@@ -111,9 +111,10 @@ book-strict: $(STAMP) doc-inventories
 	$(BIN)/python scripts/reader_edition.py check
 
 # Every page of _build/html in headless Chromium; screenshots in _build/screenshots/.
+# And what a chapter weighs as a reader opens it, cold (tests/test_page_weight.py).
 browser: $(STAMP)
 	test -d _build/html || $(JB)
-	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py tests/test_page_weight.py
 
 # The API reference links to Python's and SymPy's documentation through the offline
 # inventories of two Debian packages (_config.yml: intersphinx_mapping); the strict

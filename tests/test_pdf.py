@@ -7,6 +7,7 @@ under CI=true, where they fail.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -84,7 +85,7 @@ def test_chapters_come_in_order(pages):
 
 def test_theorems_formulas_and_outputs(pages):
     # A theorem of chapter 2, and a number of chapter 1's worked vector (a cell output).
-    assert _first_page(pages, "Theorem 2.1.1 (A shift rotates each pair)")
+    assert _first_page(pages, "Theorem 2.1 (A shift rotates each pair)")
     assert _first_page(pages, "0.0998")
     # Unicode of the prose and of the outputs survives (FreeFont has the glyphs):
     # almost equal, minus sign, and the math italic omega of unicode-math.
@@ -103,3 +104,77 @@ def test_references_close_the_book(pages):
     entries = " ".join(pages[bibliography - 1 :])
     assert "[Vaswani et al., 2017]" in entries
     assert "Attention is all you need" in entries
+
+
+#: What the book numbers with a caption: sphinx-proof's statements, sphinx-exercise's
+#: exercises, and figures.
+NUMBERED = r"(Theorem|Lemma|Corollary|Proposition|Definition|Remark|Example|Exercise|Fig\.)"
+_CAPTION = re.compile(
+    r'<span class="caption-number">' + NUMBERED + r" (\d+(?:\.\d+)*) </span>(.*?)</p>", re.S
+)
+_LABEL = re.compile(NUMBERED + r"\s+(\d+(?:\.\d+)+)\b")
+
+
+def web_captions(page: str) -> list[tuple[str, str, str]]:
+    """The numbered captions of a web page: ``(kind, number, title)``, the title as text
+    ("(A shift rotates each pair)"; empty for an untitled exercise)."""
+    return [
+        (kind, number, " ".join(html.unescape(re.sub(r"<[^>]+>", "", title)).split()))
+        for kind, number, title in _CAPTION.findall(page)
+    ]
+
+
+def test_web_captions_are_read(root):
+    page = (
+        '<p class="admonition-title"><span class="caption-number">Theorem 2.1 </span>'
+        " (A shift <em>rotates</em> &amp; turns)</p>"
+        '<p class="admonition-title"><span class="caption-number">Exercise 3.2 </span></p>'
+        '<p><span class="caption-number">Fig. 8.11 </span><span class="caption-text">A'
+        "</span></p>"
+    )
+    assert web_captions(page) == [
+        ("Theorem", "2.1", "(A shift rotates & turns)"),
+        ("Exercise", "3.2", ""),
+        ("Fig.", "8.11", "A"),
+    ]
+    assert _LABEL.findall("see Theorem 2.1.1 and Fig. 3.4, not 1.2") == [
+        ("Theorem", "2.1.1"),
+        ("Fig.", "3.4"),
+    ]
+
+
+@pytest.fixture(scope="session")
+def web(root) -> list[tuple[str, str, str]]:
+    """The numbered captions of every chapter of the built web edition (`make book`)."""
+    chapters = sorted((root / "_build" / "html" / "book").glob("ch[0-9][0-9]_*.html"))
+    if not chapters:
+        _missing("_build/html/book (make book)")
+    return [caption for page in chapters for caption in web_captions(page.read_text())]
+
+
+def test_numbers_are_the_webs(web, pages):
+    """Theorems, exercises and figures carry the numbers of the web edition, and the
+    statements their titles; no label in the PDF has a number the web does not show."""
+    assert {kind for kind, _, _ in web} >= {"Theorem", "Definition", "Exercise", "Fig."}
+    text = " ".join(pages)
+    in_pdf = set(_LABEL.findall(text))
+    web_labels = {(kind, number) for kind, number, _ in web}
+    assert sorted(web_labels - in_pdf) == [], "numbered on the web, not in the PDF"
+    assert sorted(in_pdf - web_labels) == [], "numbered in the PDF, not on the web"
+    # A title's words up to its first formula (pdftotext spells formulas its own way).
+    titled = [
+        f"{kind} {number} {title.split(chr(92) + '(')[0]}".strip()
+        for kind, number, title in web
+        if kind != "Fig."
+    ]
+    assert [caption for caption in titled if caption not in text] == []
+
+
+def test_proofs_are_titled(root, pages):
+    """Each proof box has the title "Proof" (not an empty bar over "Proof. ...")."""
+    chapters = (root / "_build" / "html" / "book").glob("ch[0-9][0-9]_*.html")
+    proofs = sum(page.read_text().count('<div class="proof admonition"') for page in chapters)
+    assert proofs >= 1
+    text = " ".join(pages)
+    assert "Proof. " not in text
+    assert text.count("Proof ") >= proofs

@@ -42,8 +42,9 @@ from sphinx.util.osutil import relative_uri
 
 logger = logging.getLogger(__name__)
 
-#: Parts of MathJax's es5 distribution that tex-chtml.js loads on demand.
-MATHJAX_PARTS = ("tex-chtml.js", "input", "output", "ui", "a11y", "sre", "adaptors")
+#: MathJax's es5 distribution: its loader (``mathjax_path`` in _config.yml), its core,
+#: and the components the loader fetches (``mathjax3_config``) or loads on demand.
+MATHJAX_PARTS = ("startup.js", "core.js", "input", "output", "ui", "a11y", "sre", "adaptors")
 
 
 def mathjax_root() -> Path:
@@ -55,8 +56,8 @@ def mathjax_root() -> Path:
             "(it ships in django-static-mathjax)"
         )
     root = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
-    if not (root / "tex-chtml.js").exists():
-        raise RuntimeError(f"no tex-chtml.js under {root}")
+    if not (root / "startup.js").exists():
+        raise RuntimeError(f"no startup.js under {root}")
     return root
 
 

@@ -1,0 +1,169 @@
+"""The book's Sphinx extensions that lighten pages and fix the PDF, function by function.
+
+book/_ext/page_weight.py (icons as inline SVG, the theme's assets pruned) and
+book/_ext/pdf_proofs.py (titled proof boxes); the built book itself is checked by
+tests/test_page_weight.py and tests/test_pdf.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from docutils import nodes
+
+
+def _extension(root, name):
+    spec = importlib.util.spec_from_file_location(name, root / "book" / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def page_weight(root):
+    return _extension(root, "page_weight")
+
+
+#: The shape of fontawesome.js: one object literal per pack, handed to d("fa?", p).
+SCRIPT = (
+    'var p={github:[496,512,[],"f09b","M1 1z"]};x;d("fab",p),d("fa-brands",p)'
+    'var p={"trash-can":[448,512,[61460,"trash-alt"],"f2ed","M2 2z"]};d("far",p)'
+    'var p={"forward-step":[320,512,["step-forward"],"f051","M3 3z"],sun:[512,512,[],'
+    '"f185","M4 4z"]};d("fas",p)'
+    "e=':host,:root{--fa-font-solid:x}.svg-inline--fa{height:1em}';"
+)
+
+
+def test_icons_and_their_aliases_are_read(page_weight):
+    packs = page_weight.read_icons(SCRIPT)
+    assert packs["fab"]["github"] == (496, 512, "M1 1z")
+    assert packs["far"]["trash-alt"] == packs["far"]["trash-can"]
+    assert packs["fas"]["step-forward"] == (320, 512, "M3 3z")
+    assert page_weight.read_stylesheet(SCRIPT).endswith(".svg-inline--fa{height:1em}")
+    assert page_weight._without_font_variables(page_weight.read_stylesheet(SCRIPT)) == (
+        ".svg-inline--fa{height:1em}"
+    )
+
+
+def test_a_script_without_packs_fails(page_weight):
+    with pytest.raises(Exception, match="no icon packs"):
+        page_weight.read_icons("var p={};")
+
+
+def test_icon_elements_become_svg(page_weight):
+    packs = page_weight.read_icons(SCRIPT)
+    page = (
+        '<i class="theme-switch fa-solid fa-sun fa-lg" data-mode="light" title="Light"></i>'
+        '<span class="fa fa-step-forward"></span><span class="caption-number"></span>'
+        '<i class="fab fa-github">text</i>'
+    )
+    drawn, missing = page_weight.inline_icons(page, packs)
+    assert missing == []
+    assert drawn.startswith(
+        '<svg class="svg-inline--fa theme-switch fa-sun fa-lg" aria-hidden="true" '
+        'focusable="false" data-prefix="fas" data-icon="sun" role="img"'
+    )
+    assert 'viewBox="0 0 512 512" data-mode="light"><title>Light</title>' in drawn
+    assert '<path fill="currentColor" d="M4 4z"></path></svg>' in drawn
+    assert 'data-icon="step-forward" role="img" xmlns="http://www.w3.org/2000/svg" ' in drawn
+    # Not icons: an element of other classes, and one with content.
+    assert drawn.endswith('<span class="caption-number"></span><i class="fab fa-github">text</i>')
+
+
+def test_an_unknown_icon_is_reported(page_weight):
+    packs = page_weight.read_icons(SCRIPT)
+    page = '<i class="fa-solid fa-no-such-icon"></i><i class="fab fa-sun"></i>'
+    drawn, missing = page_weight.inline_icons(page, packs)
+    assert drawn == page
+    assert missing == ["fa-solid fa-no-such-icon", "fab fa-sun"]  # sun is not a brand
+
+
+def test_the_installed_theme_is_read(page_weight):
+    """The theme's own fontawesome.js still has the shape the parser expects."""
+    text = page_weight.theme_script().read_text(encoding="utf-8")
+    packs = page_weight.read_icons(text)
+    assert len(packs["fas"]) > 1000
+    assert {"magnifying-glass", "sun", "moon", "bars"} <= packs["fas"].keys()
+    assert "github" in packs["fab"]
+    assert ".svg-inline--fa{" in page_weight.read_stylesheet(text)
+
+
+def test_the_theme_stylesheet_loses_only_glyph_rules(page_weight):
+    css = (
+        '/*x*/.fa-github:before{content:"\\f09b"}.fa-lg{font-size:1.25em}'
+        '.fa-a:before,.fa-b:before{content:"\\f00a"}'
+        ".admonition-title:after{content:var(--pst-icon-info)}"
+        '.x i.fa-arrow:before{content:"\\f00b"}'
+    )
+    assert page_weight.without_glyph_rules(css) == (
+        "/*x*/.fa-lg{font-size:1.25em}.admonition-title:after{content:var(--pst-icon-info)}"
+        '.x i.fa-arrow:before{content:"\\f00b"}'
+    )
+
+
+def test_the_glyphs_the_theme_css_draws(page_weight):
+    css = (
+        ':root{--pst-icon-info:"\uf05a"}.fa-github:before{content:"\\f09b"}'
+        '@media (min-width:1px){.onthispage:after{content:"\\f107";font-weight:900}}'
+    )
+    assert page_weight.css_glyphs(css) == {0xF05A, 0xF107}
+
+
+def test_head_filters(page_weight):
+    head = (
+        '<script defer src="../_static/scripts/fontawesome.js?digest=1"></script>\n'
+        '<link rel="preload" as="script" href="../_static/scripts/bootstrap.js" />\n'
+        '<script src="../_static/searchtools.js"></script>\n'
+        '<script src="../_static/language_data.js"></script>\n'
+        '<script src="../searchindex.js"></script>'
+    )
+    assert "fontawesome" not in page_weight.without_fontawesome(head)
+    assert "bootstrap.js" in page_weight.without_fontawesome(head)
+    kept = page_weight.without_search_index(head)
+    assert "search" not in kept.replace("fontawesome", "")
+    assert "language_data" not in kept
+
+
+def test_body_images_load_lazily(page_weight):
+    context = {"body": '<img src="a.png" alt="a"><img loading="eager" src="b.png">'}
+    page_weight.lazy_images(None, "page", "page.html", context, None)
+    assert (
+        context["body"]
+        == '<img loading="lazy" src="a.png" alt="a"><img loading="eager" src="b.png">'
+    )
+
+
+def test_design_assets_only_where_used(page_weight):
+    class Asset:
+        def __init__(self, filename):
+            self.filename = filename
+
+    def context(body):
+        return {
+            "body": body,
+            "css_files": [Asset("_static/sphinx-design.min.css"), Asset("_static/book.css")],
+            "script_files": [Asset("_static/design-tabs.js"), Asset("_static/doctools.js")],
+        }
+
+    plain = context("<p>text</p>")
+    page_weight.only_used_assets(None, "page", "page.html", plain, None)
+    assert [asset.filename for asset in plain["css_files"]] == ["_static/book.css"]
+    assert [asset.filename for asset in plain["script_files"]] == ["_static/doctools.js"]
+    cards = context('<div class="sd-card sd-shadow">card</div>')
+    page_weight.only_used_assets(None, "page", "page.html", cards, None)
+    assert len(cards["css_files"]) == len(cards["script_files"]) == 2
+
+
+def test_a_proof_box_is_titled(root):
+    pdf_proofs = _extension(root, "pdf_proofs")
+    box = nodes.admonition()
+    box += nodes.paragraph("", "", nodes.Text("Proof. Expand "), nodes.literal(text="v"))
+    pdf_proofs.TitledProofs._drop_prefix(box)
+    box.insert(0, nodes.title("", "Proof"))
+    assert box[0].astext() == "Proof"
+    assert box[1].astext() == "Expand v"
+    only_code = nodes.admonition()
+    only_code += nodes.paragraph("", "", nodes.Text("Proof. "), nodes.literal(text="f()"))
+    pdf_proofs.TitledProofs._drop_prefix(only_code)
+    assert only_code[0].astext() == "f()"
