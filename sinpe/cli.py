@@ -126,10 +126,27 @@ def _block(finding: Finding | str) -> str:
     shape = " x ".join(str(n) for n in finding.shape)
     verdict = {"ok": "known convention", "bug": "KNOWN BUG", "unknown": "NOT a known convention"}
     lines = [f"{finding.name}  ({shape}, {finding.dtype}, {finding.kind})"]
-    lines.append(f"  {finding.summary}")
+    found = finding.details
+    if "conventions" in found:  # a table of known conventions: one line per finding
+        names = ", ".join(found["conventions"])
+        lines.append(
+            f"  convention: {names}{' (the same table)' if len(found['conventions']) > 1 else ''}"
+        )
+        lines.append(
+            f"  base {found['base']:g}, {found['spacing']} spacing, {found['layout']} layout"
+        )
+        lines.append(f"  first position: {found['first_position']}")
+        lines.append(
+            f"  precision: within {found['max_ulp']:.3g} ULP of {finding.dtype} of the exact "
+            f"table (computed in {found['computed_in']})"
+        )
+        if "bug" in found:
+            lines.append(f"  known bug: {found['bug']}")
+    else:
+        lines.append(f"  {finding.summary}")
     for label in ("explanation", "reported", "reason"):
-        if label in finding.details and finding.details[label] not in finding.summary:
-            lines.append(f"  {label}: {finding.details[label]}")
+        if label in found and found[label] not in "\n".join(lines):
+            lines.append(f"  {label}: {found[label]}")
     lines.append(f"  verdict: {verdict[finding.verdict]}")
     return "\n".join(lines)
 

@@ -277,7 +277,7 @@ def test_a_vit_style_leading_axis_is_squeezed(tmp_path, capsys):
     status, text, _ = run(capsys, save(tmp_path, "safetensors", {"pos_embed": table}))
     assert status == 0
     assert "pos_embed  (1 x 300 x 64, float32, table)" in text
-    assert "paper: base 10000" in text
+    assert "  convention: paper\n  base 10000, paper spacing, interleaved layout\n" in text
 
 
 # --- RoPE inv_freq and ALiBi slopes ---------------------------------------------------------
