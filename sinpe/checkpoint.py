@@ -158,8 +158,10 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
             f"stored must be a StoredTensor (from sinpe.files.open_tensors), got {stored!r}"
         )
     if not _floating(stored.dtype):
+        guess = " (position ids?)" if stored.dtype.startswith(("int", "uint")) else ""
         raise CheckpointError(
-            f"{stored.name} holds {stored.dtype} values (position ids?), not an encoding"
+            f"{stored.name} holds {stored.dtype} values{guess}, not real floating-point "
+            f"numbers: not an encoding"
         )
     shape = stored.shape
     squeezed = tuple(n for n in shape if n != 1) if len(shape) > 2 else shape
@@ -172,7 +174,8 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
     if len(squeezed) == 2:
         kind, verdict, summary, details = _inspect_table(values, stored.dtype)
     else:
-        kind, verdict, summary, details = _inspect_vector(stored.name, values, stored.dtype)
+        with np.errstate(all="ignore"):  # finiteness is checked, and extremes are reported
+            kind, verdict, summary, details = _inspect_vector(stored.name, values, stored.dtype)
     return Finding(stored.name, shape, stored.dtype, kind, verdict, summary, details)
 
 
@@ -375,6 +378,12 @@ def _round(base: float) -> float:
     return float(f"{base:.3g}")
 
 
+def _power(value: float, exponent: float) -> float:
+    """``value ** exponent`` as a float, infinite where it overflows (never OverflowError)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return float(np.power(np.float64(value), np.float64(exponent)))
+
+
 def _everywhere(values: np.ndarray, match: _Match, tolerance: float) -> bool:
     """Whether every row is within the tolerance of the convention (read in blocks)."""
     rows, width = values.shape
@@ -471,6 +480,8 @@ def _computed_in(match: _Match, sample, picks, width, exact, dtype: str) -> str:
 
 def _inspect_vector(name: str, values: np.ndarray, dtype: str):
     vector = np.asarray(values, dtype=np.float64)
+    if vector.size == 0:
+        raise CheckpointError(f"{name} is empty: no frequencies, no slopes")
     if not np.isfinite(vector).all():
         first = int(np.flatnonzero(~np.isfinite(vector))[0])
         raise CheckpointError(f"{name} has a non-finite entry at index {first}: {vector[first]}")
@@ -520,7 +531,9 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float):
         return "rope", "unknown", f"not a RoPE inv_freq vector: {reason}", details
     factor = 1.0 / theta[0]
     index = np.arange(pairs)
-    fitted = math.exp(-pairs * float(np.sum(index * np.log(theta * factor)) / np.sum(index**2)))
+    fitted = _power(
+        math.e, -pairs * float(np.sum(index * np.log(theta * factor)) / np.sum(index**2))
+    )
     base = (
         next(
             (
@@ -604,9 +617,9 @@ def _as_ramp(theta, width, tolerance) -> dict | None:
     """YaRN (either ramp) or Llama 3.1: the base from the first two pairs (kept) or the
     last two (interpolated), the factor from the last pair, the context length tried."""
     pairs = width // 2
-    bases = [_round((theta[0] / theta[1]) ** pairs)]
+    bases = [_round(_power(theta[0] / theta[1], pairs))]
     if pairs > 2:
-        bases.append(_round((theta[-2] / theta[-1]) ** pairs))
+        bases.append(_round(_power(theta[-2] / theta[-1], pairs)))
     for base in dict.fromkeys(b for b in bases if math.isfinite(b) and b > _SMALLEST_BASE):
         factor = _round(float(frequencies(width, base=base)[-1] / theta[-1]))
         if factor > 1:

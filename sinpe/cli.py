@@ -104,8 +104,9 @@ def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str]
     for name in names:
         try:
             finding = inspect_tensor(tensors[name])
-        except CheckpointError as error:
-            findings.append(f"{name}: {error}")
+        except (ValueError, TypeError, ArithmeticError, MemoryError) as error:
+            # CheckpointError, and anything else a strange tensor provokes: a message
+            findings.append(f"{name}: {error or type(error).__name__}")
             status = EXIT_BAD_INPUT
             continue
         findings.append(finding)

@@ -111,6 +111,12 @@ class StoredTensor:
             return self.loader()
         except CheckpointError:
             raise
+        except MemoryError:
+            raise CheckpointError(
+                f"tensor {self.name!r} does not fit in memory: it cannot be mapped from its "
+                f"file (a compressed .npz member, bfloat16, a PyTorch file); save it with "
+                f"np.savez or as float32 .safetensors, which are read in blocks"
+            ) from None
         except (OSError, ValueError, EOFError, RuntimeError) as error:
             raise CheckpointError(f"cannot read tensor {self.name!r}: {error}") from None
 

@@ -517,6 +517,8 @@ def test_missing_keys_list_the_keys_that_exist(tmp_path, capsys, tensors, args, 
         (np.zeros((2, 3, 4), dtype=F32), "neither a table (positions, d_model) nor a vector"),
         (np.arange(12).reshape(3, 4), "holds int64 values (position ids?)"),
         (np.zeros((2, 8), dtype=F32), "at least 3 rows"),
+        (np.zeros(0, dtype=F32), "is empty"),
+        (np.ones((4, 4), dtype=np.complex64), "complex64 values, not real floating-point"),
     ],
 )
 def test_tensors_of_the_wrong_kind_exit_2(tmp_path, capsys, array, message):
@@ -537,6 +539,14 @@ def test_nan_and_inf_exit_2(tmp_path, capsys, bad):
     errors = sorted(t["error"] for t in report["tensors"])
     assert errors[0].startswith("rotary_emb.inv_freq: ") and "index 3" in errors[0]
     assert errors[1].startswith("wpe.weight: ") and "(17, 5)" in errors[1], errors[1]
+
+
+def test_extreme_vectors_are_refused_without_a_warning(tmp_path, capsys):
+    # filterwarnings = error (pyproject): an overflow warning would fail the test
+    tensors = {"a.inv_freq": np.array([1e300, 1e-300, 1.0]), "b.inv_freq": np.array([1, 1e-200])}
+    status, text, _ = run(capsys, save(tmp_path, "npz", tensors))
+    assert status == 1
+    assert text.count("not a known RoPE inv_freq") == 2
 
 
 def test_usage_errors_exit_2(capsys):
