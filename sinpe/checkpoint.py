@@ -110,6 +110,21 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
     Integer tensors (``position_ids`` buffers) hold indices, not encodings, and
     are left out, as are single numbers (fairseq's ``embed_positions._float_tensor``).
 
+    Parameters
+    ----------
+    tensors : dict of str to sinpe.files.StoredTensor
+        A file's tensors, from :func:`sinpe.files.open_tensors`.
+
+    Returns
+    -------
+    list of str
+        The names that :data:`POSITION_NAME` matches, in the file's order.
+
+    Raises
+    ------
+    TypeError
+        If ``tensors`` is not a dict.
+
     Examples
     --------
     >>> from sinpe.files import StoredTensor
@@ -137,7 +152,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
 
     Parameters
     ----------
-    stored : StoredTensor
+    stored : sinpe.files.StoredTensor
         From :func:`sinpe.files.open_tensors`. A table of shape ``(n, d)``
         (``(1, n, d)`` too), or a vector (``(n, 1, 1)`` too).
 
@@ -149,7 +164,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
 
     Raises
     ------
-    CheckpointError
+    sinpe.files.CheckpointError
         For a tensor that cannot be inspected: integers, NaN or infinities, a
         shape that is neither a table nor a vector, a table of fewer than 3 rows.
     """

@@ -73,7 +73,7 @@ def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str]
 
     Returns
     -------
-    findings : list of Finding or str
+    findings : list of sinpe.checkpoint.Finding or str
         One per inspected tensor, in the file's order; a str is the message
         about a tensor that could not be inspected.
     status : int
@@ -81,7 +81,7 @@ def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str]
 
     Raises
     ------
-    CheckpointError
+    sinpe.files.CheckpointError
         For a file that cannot be read, a ``key`` it does not hold (the message
         lists the keys it does) or a file with no position tensor.
     """
