@@ -392,6 +392,18 @@ def test_a_learned_table_is_not_sinusoidal(tmp_path, capsys):
     assert found["reason"]
 
 
+def test_a_long_learned_table_is_not_sinusoidal(tmp_path, capsys):
+    # past 65504 rows the gallery's float16 phases overflow: still exit 1, not 2
+    learned = np.random.default_rng(4).uniform(-0.5, 0.5, (70000, 8))
+    status, text, _ = run(capsys, save(tmp_path, "npy", {"wpe": learned}))
+    assert status == 1 and "not sinusoidal (learned?)" in text
+
+
+def test_a_row_vector_is_a_vector(tmp_path, capsys):
+    status, text, _ = run(capsys, save(tmp_path, "npz", {"inv_freq": rope_inv_freq(64)[None]}))
+    assert status == 0 and "inv_freq  (1 x 32, float32, rope)" in text
+
+
 def test_the_integer_division_bug_is_named(tmp_path, capsys):
     # Kyubyong/transformer (PR 81): 2 * i // d is 0, so every pair turns at frequency 1
     position = np.arange(ROWS, dtype=np.float64)[:, None]
