@@ -117,7 +117,7 @@ class StoredTensor:
                 f"file (a compressed .npz member, bfloat16, a PyTorch file); save it with "
                 f"np.savez or as float32 .safetensors, which are read in blocks"
             ) from None
-        except (OSError, ValueError, EOFError, RuntimeError) as error:
+        except (OSError, ValueError, TypeError, EOFError, RuntimeError) as error:
             raise CheckpointError(f"cannot read tensor {self.name!r}: {error}") from None
 
 
@@ -369,14 +369,18 @@ def _open_torch(path: Path) -> dict[str, StoredTensor]:
     try:
         try:
             state = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-        except RuntimeError as error:  # the legacy (non-zip) format cannot be mapped
+        except (RuntimeError, TypeError) as error:  # legacy format, or torch < 2.1: not mapped
             if "mmap" not in str(error):
                 raise
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises UnpicklingError, RuntimeError, EOFError, ...
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        refused = [line for line in lines if "WeightsUnpickler error" in line]
+        reason = (refused or lines or [type(error).__name__])[0]
         raise CheckpointError(
             f"cannot read {path.name} as a PyTorch state dict with weights_only=True "
-            f"(truncated, corrupt, or holding objects other than tensors): {error}"
+            f"(truncated, corrupt, or holding objects other than tensors, which are never "
+            f"unpickled): {reason}"
         ) from None
     found: dict[str, object] = {}
     _flatten(state, "", found, torch.Tensor)

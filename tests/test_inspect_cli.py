@@ -593,6 +593,24 @@ def test_pytorch_state_dict_is_read_with_weights_only(tmp_path, capsys):
     assert report["tensors"][0]["name"] == "model.embed_positions.weights"
 
 
+def test_pytorch_files_with_objects_or_truncated_exit_2(tmp_path, capsys):
+    torch = pytest.importorskip("torch")  # not in requirements.lock: runs where installed
+
+    class Payload:
+        def __reduce__(self):
+            return (print, ("unpickled!",))
+
+    torch.save({"a": Payload()}, tmp_path / "evil.pth")
+    status, out, err = run(capsys, tmp_path / "evil.pth")
+    assert status == 2 and "unpickled!" not in out
+    assert "never unpickled" in err and len(err.splitlines()) == 1
+    torch.save({"wpe": torch.zeros(64, 8)}, tmp_path / "model.bin")
+    data = (tmp_path / "model.bin").read_bytes()
+    (tmp_path / "model.bin").write_bytes(data[: len(data) // 2])
+    status, _, err = run(capsys, tmp_path / "model.bin")
+    assert status == 2 and "cannot read model.bin" in err
+
+
 # --- lazy reading ---------------------------------------------------------------------------
 
 
