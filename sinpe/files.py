@@ -48,7 +48,7 @@ FORMATS = {
     ".bin": "PyTorch",
 }
 
-#: safetensors tensors of more bytes than this are memory-mapped (smaller: ``safe_open``).
+#: Bytes above which a safetensors tensor is memory-mapped, not read by ``safe_open``.
 MAPPED_FROM = 64 * 2**20
 
 #: safetensors dtypes, as NumPy dtypes (little-endian); BF16 is read as uint16 and widened.
