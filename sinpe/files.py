@@ -330,8 +330,12 @@ def _safetensors_entry(path, name, entry, start, size, safe_open) -> StoredTenso
         begin, end = (int(n) for n in entry["data_offsets"])
     except (KeyError, TypeError, ValueError):
         raise CheckpointError(f"{path.name}: a corrupt header entry for {name!r}") from None
-    if code not in _SAFETENSORS_DTYPES:
-        raise CheckpointError(f"{path.name}: tensor {name!r} has dtype {code}, not read here")
+    if code not in _SAFETENSORS_DTYPES:  # float8, float4, complex ...: listed, never read
+
+        def refuse() -> np.ndarray:
+            raise CheckpointError(f"tensor {name!r} has dtype {code}, which sinpe does not read")
+
+        return StoredTensor(name, shape, code, refuse)
     dtype = np.dtype(_SAFETENSORS_DTYPES[code])
     if end - begin != math.prod(shape) * dtype.itemsize or begin < 0 or min(shape, default=0) < 0:
         raise CheckpointError(f"{path.name}: the byte range of {name!r} does not fit its shape")

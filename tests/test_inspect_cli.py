@@ -635,6 +635,28 @@ def test_npz_members_saved_uncompressed_are_mapped(tmp_path):
         assert archive.getinfo("wpe.npy").compress_type == zipfile.ZIP_STORED
 
 
+def test_tensors_of_other_dtypes_are_listed_not_read(tmp_path, capsys):
+    # a float8 weight beside a float32 table: the file is read, the table inspected
+    table = annotated_transformer(ROWS, WIDTH)
+    header = {
+        "wpe.weight": {"dtype": "F32", "shape": [ROWS, WIDTH], "data_offsets": [0, table.nbytes]},
+        "h.0.w": {
+            "dtype": "F8_E4M3",
+            "shape": [4],
+            "data_offsets": [table.nbytes, table.nbytes + 4],
+        },
+    }
+    text = json.dumps(header).encode()
+    path = _write(
+        tmp_path / "fp8.safetensors",
+        len(text).to_bytes(8, "little") + text + table.tobytes() + bytes(4),
+    )
+    status, _, _ = run(capsys, path)
+    assert status == 0
+    status, out, _ = run(capsys, path, "--key", "h.0.w")
+    assert status == 2 and "F8_E4M3" in out
+
+
 def test_bfloat16_safetensors_are_widened(tmp_path, capsys):
     table = annotated_transformer(ROWS, WIDTH, dtype=np.float64).astype(F32)
     bits = (table.view(np.uint32) + 0x8000) >> 16  # round to bfloat16 (no ties here matter)
