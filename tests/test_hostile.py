@@ -18,12 +18,15 @@ function is not in the table.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
+import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -127,13 +130,17 @@ SKIP = {
 ALIASES = {"sinpe": ("sinpe.core", "sinpe.conventions")}
 
 
-def _checkpoint():
-    """A small .npz checkpoint in a new temporary folder: the paper's table, as ``wpe.weight``."""
-    import tempfile
-    from pathlib import Path
+@functools.cache
+def _checkpoint_folder() -> tempfile.TemporaryDirectory:
+    """One temporary folder for the session (removed when the interpreter exits)."""
+    return tempfile.TemporaryDirectory()
 
-    path = Path(tempfile.mkdtemp()) / "model.npz"
-    np.savez(path, **{"wpe.weight": sinpe.positional_encoding(np.arange(8), 4)})
+
+def _checkpoint() -> Path:
+    """A small .npz checkpoint: the paper's table, as ``wpe.weight`` (never modified)."""
+    path = Path(_checkpoint_folder().name) / "model.npz"
+    if not path.exists():
+        np.savez(path, **{"wpe.weight": sinpe.positional_encoding(np.arange(8), 4)})
     return path
 
 
