@@ -168,6 +168,20 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
     sinpe.files.CheckpointError
         For a tensor that cannot be inspected: integers, NaN or infinities, a
         shape that is neither a table nor a vector, a table of fewer than 3 rows.
+
+    Notes
+    -----
+    A table's conventions at base 10000 are checked on every row, in blocks, by
+    :func:`sinpe.checks.inspect_table` (any table within its tolerance, 1e-3, of
+    a convention matches it; half a bfloat16 ULP at 1 for bfloat16). When none
+    matches, the base, fairseq's padding row and the first position are fitted
+    on the first 64 rows, and a fitted convention is checked on every row. The
+    distance in ULPs (of the dtype at the largest entries, ``|x|`` in [0.5, 1),
+    so a table rounded once is within 0.5), the precision it was computed in
+    (how its error grows with the phase ``p w``: float64, float32 or float16)
+    and the gallery's bugs are measured on 384 rows: the first and last 64 and
+    256 spread between. Vectors are compared entry by entry, within a few
+    roundings of their dtype (relative 1e-6 for float32 and float64).
     """
     if not isinstance(stored, StoredTensor):
         raise TypeError(
