@@ -179,7 +179,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
     distance in ULPs (of the dtype at the largest entries, ``|x|`` in [0.5, 1),
     so a table rounded once is within 0.5), the precision it was computed in
     (how its error grows with the phase ``p w``: float64, float32 or float16)
-    and the gallery's bugs are measured on 384 rows: the first and last 64 and
+    and the gallery's bugs are measured on up to 384 rows: the first and last 64 and
     256 spread between. Vectors are compared entry by entry, within a few
     roundings of their dtype (relative 1e-6 for float32 and float64).
     """
