@@ -60,6 +60,7 @@ __all__ = [
     "SCALING_METHODS",
     "apply_rope",
     "convert_qk_weight",
+    "llama3_frequencies",
     "rope_permutation",
     "scaled_frequencies",
     "yarn_temperature",
@@ -208,6 +209,78 @@ def scaled_frequencies(
     else:
         gamma = _released_gamma(width, constant, original_length, alpha, beta)
     return (1.0 - gamma) * theta / scale + gamma * theta
+
+
+def llama3_frequencies(
+    d_model: int,
+    factor: float = 8.0,
+    *,
+    base: float = 500000.0,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    original_length: int = 8192,
+) -> np.ndarray:
+    """RoPE frequencies as Llama 3.1 rescales them (Hugging Face's rope_type ``"llama3"``).
+
+    Pairs whose wavelength ``2 pi / theta_i`` is shorter than ``original_length /
+    high_freq_factor`` keep their frequency; pairs longer than ``original_length /
+    low_freq_factor`` are divided by ``factor``; in between, the frequency blends
+    the two, ``(1 - t) theta / factor + t theta`` with ``t = (original_length /
+    wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)``:
+    ``transformers``, ``modeling_rope_utils.py``, ``_compute_llama3_parameters``.
+
+    Parameters
+    ----------
+    d_model : int
+        Head width; positive and even.
+    factor : float, optional
+        The scale ``s >= 1`` (8 in Llama 3.1).
+    base : float, optional
+        The constant of the frequencies (500000 in Llama 3).
+    low_freq_factor, high_freq_factor : float, optional
+        The bounds of the blend, in turns within ``original_length`` (1 and 4);
+        ``0 < low_freq_factor < high_freq_factor``.
+    original_length : int, optional
+        The trained context length (8192 in Llama 3).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``(d_model // 2,)``, the ``inv_freq`` of the
+        checkpoint's config (computed in float64 here, float32 there).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a bad ``d_model``, ``base``, ``factor`` (finite, >= 1) or
+        ``original_length``, and bounds that are not ``0 < low < high`` (finite).
+
+    Examples
+    --------
+    >>> import sinpe
+    >>> from sinpe.rope import llama3_frequencies
+    >>> theta = sinpe.frequencies(128, base=500000.0)
+    >>> stretch = theta / llama3_frequencies(128)
+    >>> stretch[:3].tolist(), stretch[-1].item()   # fast pairs kept, slow ones / 8
+    ([1.0, 1.0, 1.0], 8.0)
+    """
+    width = check_d_model(d_model)
+    constant = check_base(base)
+    scale = _check_factor(factor)
+    length = check_count(original_length, "original_length", hint="such as 8192")
+    low, high = float(low_freq_factor), float(high_freq_factor)
+    if not (0 < low < high) or not math.isfinite(high):
+        raise ValueError(
+            f"Llama 3 needs 0 < low_freq_factor < high_freq_factor (finite), got "
+            f"{low_freq_factor!r}, {high_freq_factor!r}; Llama 3.1 uses 1.0 and 4.0"
+        )
+    theta = frequencies(width, base=constant)
+    wavelength = 2 * math.pi / theta
+    kept = np.where(wavelength > length / low, theta / scale, theta)
+    blend = (length / wavelength - low) / (high - low)
+    smoothed = (1 - blend) * kept / scale + blend * kept
+    medium = (wavelength >= length / high) & (wavelength <= length / low)
+    return np.where(medium, smoothed, kept)
 
 
 def _correction_dim(turns: float, width: int, base: float, length: int) -> float:

@@ -18,12 +18,15 @@ function is not in the table.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
+import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,11 +40,14 @@ from sinpe import (
     PrecisionWarning,
     alibi,
     binary,
+    checkpoint,
     checks,
     claims,
+    cli,
     conventions,
     core,
     experiments,
+    files,
     fourier,
     geometry,
     images,
@@ -67,6 +73,9 @@ MODULES = (
     "sinpe.rope",
     "sinpe.alibi",
     "sinpe.checks",
+    "sinpe.checkpoint",
+    "sinpe.files",
+    "sinpe.cli",
     "sinpe.claims",
     "sinpe.experiments",
     "sinpe.tasks",
@@ -90,6 +99,12 @@ SKIP = {
     "sinpe.checks.TableReport": "result record of inspect_table",
     "sinpe.checks.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
     "sinpe.claims.Verdict": "result record of judge",
+    "sinpe.checkpoint.Finding": "result record of inspect_tensor",
+    "sinpe.files.StoredTensor": "record of one tensor of a file (built by open_tensors)",
+    "sinpe.files.CheckpointError": "an exception class",
+    # The command's entry point exits through argparse (SystemExit 2) on a bad argv;
+    # every bad argument and file is tested in tests/test_inspect_cli.py.
+    "sinpe.cli.main": "argparse's entry point; tests/test_inspect_cli.py runs its refusals",
     "sinpe.pytorch_record.RecordedLayer": "result record of recorded_layers",
     "sinpe.experiments.RegressionLog": "result record of fit_regression",
     "sinpe.experiments.TrainingLog": "result record of train",
@@ -113,6 +128,20 @@ SKIP = {
 # Re-exports in the top-level namespace are the same objects as in sinpe.core /
 # sinpe.conventions; they are covered under those names.
 ALIASES = {"sinpe": ("sinpe.core", "sinpe.conventions")}
+
+
+@functools.cache
+def _checkpoint_folder() -> tempfile.TemporaryDirectory:
+    """One temporary folder for the session (removed when the interpreter exits)."""
+    return tempfile.TemporaryDirectory()
+
+
+def _checkpoint() -> Path:
+    """A small .npz checkpoint: the paper's table, as ``wpe.weight`` (never modified)."""
+    path = Path(_checkpoint_folder().name) / "model.npz"
+    if not path.exists():
+        np.savez(path, **{"wpe.weight": sinpe.positional_encoding(np.arange(8), 4)})
+    return path
 
 
 @dataclass
@@ -341,6 +370,29 @@ CASES: dict[str, Case] = {
         ),
     ),
     "sinpe.rope.yarn_temperature": Case(rope.yarn_temperature, lambda: dict(factor=2.0)),
+    "sinpe.rope.llama3_frequencies": Case(
+        rope.llama3_frequencies,
+        lambda: dict(
+            d_model=8,
+            factor=8.0,
+            base=5e5,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_length=8192,
+        ),
+    ),
+    # sinpe.files, sinpe.checkpoint, sinpe.cli: a small checkpoint written for each call
+    "sinpe.files.open_tensors": Case(files.open_tensors, lambda: dict(path=_checkpoint())),
+    "sinpe.checkpoint.inspect_tensor": Case(
+        checkpoint.inspect_tensor,
+        lambda: dict(stored=files.open_tensors(_checkpoint())["wpe.weight"]),
+    ),
+    "sinpe.checkpoint.position_tensors": Case(
+        checkpoint.position_tensors, lambda: dict(tensors=files.open_tensors(_checkpoint()))
+    ),
+    "sinpe.cli.inspect_file": Case(
+        cli.inspect_file, lambda: dict(path=str(_checkpoint()), key="wpe.weight")
+    ),
     # sinpe.alibi
     "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias, lambda: dict(n_heads=4, length=3)),
     "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes, lambda: dict(n_heads=4)),
