@@ -23,6 +23,7 @@ or a failing baseline.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import subprocess
@@ -37,62 +38,46 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Independent-oracle tests written against the mutants below (one file, all modules).
 ORACLES = "tests/test_oracles.py"
 
-#: Test files run for a mutant of each module (besides the module's own doctests
-#: and tests/test_mutants_killed.py). Fast, targeted files first: ``-x`` stops at
-#: the first failure, so a killed mutant costs little.
-TESTS = {
-    "core.py": [
-        "tests/test_core.py",
-        "tests/test_validation.py",
-        "tests/test_reported_bugs.py",
-        "tests/test_identical_tables.py",
-    ],
-    "_validation.py": ["tests/test_validation.py", "tests/test_core.py"],
-    "rope.py": [
-        "tests/test_porting.py",
-        "tests/test_rope_alibi_checks.py",
-        "tests/test_reported_bugs.py",
-        ORACLES,
-    ],
-    # ORACLES before test_reported_bugs: without its limit, alibi_slopes(10**9) there
-    # would allocate gigabytes before failing.
-    "alibi.py": ["tests/test_rope_alibi_checks.py", ORACLES, "tests/test_reported_bugs.py"],
-    "conventions.py": [
-        "tests/test_porting.py",
-        "tests/test_conventions.py",
-        ORACLES,
-        "tests/test_frequencies.py",
-    ],
-    "nn.py": [
-        "tests/test_inspection.py",
-        "tests/test_nn_torch.py",
-        "tests/test_nn.py",
-        "tests/test_reported_bugs.py",
-        "tests/test_nn_inputs.py",
-    ],
-    "fourier.py": [
-        "tests/test_porting.py",
-        "tests/test_fourier.py",
-        "tests/test_reported_bugs.py",
-        ORACLES,
-    ],
-    "geometry.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
-    "numerics.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
-    "binary.py": ["tests/test_geometry_numerics.py", ORACLES],
-    "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
-    "experiments.py": [
-        "tests/test_inspection.py",
-        "tests/test_experiments.py",
-        "tests/test_nn_inputs.py",
-    ],
-    "tasks.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
-    "pytorch_record.py": ["tests/test_nn_torch.py"],
-    "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
-    "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
-    "plotting.py": ["tests/test_plotting.py", ORACLES],
-    "images.py": ["tests/test_images.py"],
-    "inspection.py": ["tests/test_inspection.py"],
+#: Test files never run for a mutant: the sweep of every module (too slow per mutant),
+#: checks of the wheel and the docs rather than of one module's code, and the check
+#: of these mutants' own snippets (a mutated copy fails it by construction).
+NOT_PER_MUTANT = {
+    "tests/test_hostile.py",
+    "tests/test_wheel.py",
+    "tests/test_api_reference.py",
+    "tests/test_lists.py",
 }
+
+
+def modules_used(text: str) -> set[str]:
+    """The ``sinpe`` modules (``"rope"``, ``"_validation"``) a test file uses: imports
+    it, reaches it as ``sinpe.<module>`` or uses a name the package re-exports from it
+    (``scripts/changed_chapters.py`` reads the chapters the same way)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from changed_chapters import imported_modules
+
+    found = imported_modules(ast.parse(text))
+    return {name.removeprefix("sinpe.") for name in found if name != "sinpe"}
+
+
+def test_files(module: str) -> list[str]:
+    """The test files run for a mutant of ``sinpe/<module>``, found, not listed: every
+    ``tests/test_*.py`` that uses the module (:func:`modules_used`), its own file first,
+    then the independent oracles, then the rest from the smallest (``-x`` stops at the
+    first failure, so a killed mutant costs little)."""
+    stem = module.removesuffix(".py")
+    found = [
+        path
+        for path in sorted((ROOT / "tests").glob("test_*.py"))
+        if f"tests/{path.name}" not in NOT_PER_MUTANT and stem in modules_used(path.read_text())
+    ]
+    own = f"test_{stem.lstrip('_')}.py"
+    found.sort(
+        key=lambda path: (path.name != own, path.name != "test_oracles.py", path.stat().st_size)
+    )
+    return [f"tests/{path.name}" for path in found]
+
+
 KILLERS = "tests/test_mutants_killed.py"
 TIMEOUT = 600  # seconds per mutant; a mutant that hangs the tests counts as killed
 
@@ -1696,7 +1681,7 @@ def copy_tree(destination: Path) -> Path:
 
 
 def run_tests(copy: Path, module: str) -> tuple[str, float]:
-    files = [f"sinpe/{module}", *TESTS.get(module, [])]
+    files = [f"sinpe/{module}", *test_files(module)]
     if (copy / KILLERS).exists():
         files.append(KILLERS)
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1", CI="true")

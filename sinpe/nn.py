@@ -13,9 +13,7 @@ Shapes: ``B`` batch, ``T`` sequence length, ``D`` width (d_model), ``H`` heads,
 
 NumPy only; no dropout (the layers compute what PyTorch computes in eval mode).
 
-Used in: chapter 2 (Shifting a position is a rotation), chapter 4 (A Transformer layer
-in NumPy — and what the encoding buys), chapter 5 (Periodic features and NeRF), chapter 6
-(From sinusoids to RoPE and ALiBi — and the convention zoo).
+Used in: chapters 2, 4, 5, 6 and 8.
 """
 
 from __future__ import annotations
@@ -75,13 +73,14 @@ __all__ = [
 
 ACTIVATIONS = ("relu", "gelu")
 
-#: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`.
-#: The first three are added to the embeddings (:class:`PositionalEncoding`), the
-#: last two act inside attention (:class:`MultiHeadAttention`), and ``"none"``
-#: means no position information at all.
-ENCODINGS = ("sinusoidal", "learned", "none", "rope", "alibi")
+#: The schemes added to the embeddings (:class:`PositionalEncoding`) ...
 ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
+#: ... and those that act inside attention (:class:`MultiHeadAttention`); ``"none"``,
+#: in both, means no position information at all.
 ATTENTION_ENCODINGS = ("none", "rope", "alibi")
+#: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`, the
+#: two kinds above (a new scheme declared in one of them is selectable everywhere).
+ENCODINGS = tuple(dict.fromkeys(ADDED_ENCODINGS + ATTENTION_ENCODINGS))
 
 #: Deepest :class:`TokenModel` accepted (a NumPy model this deep would not train anyway).
 MAX_LAYERS = 1024
@@ -1577,7 +1576,7 @@ class TokenModel(Module):
         self.children["embedding"] = Embedding(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
-        in_attention = encoding if encoding in ("rope", "alibi") else "none"
+        in_attention = encoding if encoding in ATTENTION_ENCODINGS else "none"
         added = "none" if in_attention != "none" else encoding
         self.children["position"] = PositionalEncoding(
             d_model, max_len, rng, encoding=added, std=position_std

@@ -111,7 +111,7 @@ def test_encoder_layer(norm_first, activation):
     check_module(layer, x, lambda inputs: layer.forward(inputs, np.triu(np.ones((3, 3), bool), 1)))
 
 
-@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "none"])
+@pytest.mark.parametrize("positions", nn.ADDED_ENCODINGS)
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_with_cross_entropy(positions, norm_first):
     model = nn.TokenModel(
@@ -188,7 +188,7 @@ def test_check_gradients_helper_agrees_and_can_fail():
     assert nn.check_gradients(broken, rng.normal(size=(2, 3)))["input"] > 0.5
 
 
-@pytest.mark.parametrize("relative", ["rope", "alibi"])
+@pytest.mark.parametrize("relative", [e for e in nn.ATTENTION_ENCODINGS if e != "none"])
 def test_attention_with_relative_positions(relative):
     rng = np.random.default_rng(0)
     attention = nn.MultiHeadAttention(8, 2, rng, encoding=relative)

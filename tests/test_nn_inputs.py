@@ -57,7 +57,7 @@ def test_token_model_lists_every_position_scheme():
     with pytest.raises(ValueError) as caught:
         nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi ")
     assert "kind" not in str(caught.value)  # the caller never passed `kind`
-    for scheme in ("sinusoidal", "learned", "none", "rope", "alibi"):
+    for scheme in nn.ENCODINGS:
         assert repr(scheme) in str(caught.value)
 
 
