@@ -4,9 +4,7 @@ One Adam loop (:func:`train` on a task of :mod:`sinpe.tasks`, :func:`fit_regress
 on data), and what the chapters measure with it: accuracy, the attention peak, the
 equivariance gap. NumPy only.
 
-Used in: chapter 4 (A Transformer layer in NumPy — and what the encoding buys), chapter 5
-(Periodic features and NeRF), chapter 6 (From sinusoids to RoPE and ALiBi — and the
-convention zoo), chapter 8 (What trained models do with positions).
+Used in: chapters 4, 5, 6 and 8.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ how peaked its attention is (:func:`attention_entropy`, :func:`attention_on`), w
 pairs turn to angles never seen in training (:func:`unseen_phases`), and what a learned
 position table looks like (:func:`position_spectrum`, :func:`shift_rotation_residual`).
 
-Used in: chapter 8 (What trained models do with positions).
+Used in: chapter 8.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 :func:`reversal_task` and :func:`previous_token_task` draw batches of token ids;
 :func:`reversal_ceiling` is the exact accuracy ceiling, on reversal, of a model
-that cannot see positions. Used in: chapter 4 (A Transformer layer in NumPy — and
-what the encoding buys), chapter 6 (From sinusoids to RoPE and ALiBi). NumPy only.
+that cannot see positions. Used in: chapters 4, 6 and 8. NumPy only.
 """
 
 from __future__ import annotations
