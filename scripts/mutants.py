@@ -687,7 +687,7 @@ MUTANTS: list[Mutant] = [
         "LayerNorm.backward: mean over the wrong axis",
     ),
     M(
-        "nn.py",
+        "training.py",
         "value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)",
         "value -= self.lr * (first / correction1) / (np.sqrt(second) + self.eps)",
         "Adam: second-moment bias correction dropped",

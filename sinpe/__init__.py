@@ -63,6 +63,7 @@ SUBMODULES = (
     "rope",
     "symbolic",
     "tasks",
+    "training",
 )
 
 
