@@ -474,6 +474,26 @@ def attention_bias(
     return bias
 
 
+def _check_heads(d_model: int, n_heads: int, encoding: str) -> None:
+    """``n_heads`` divides ``d_model``, and RoPE has an even head width to rotate."""
+    if d_model % n_heads:
+        raise ValueError(
+            f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
+            f"among the divisors of d_model"
+        )
+    if encoding == "rope" and (d_model // n_heads) % 2:
+        raise ValueError(
+            f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
+            f"even, got {d_model // n_heads}; change d_model or n_heads"
+        )
+
+
+def _check_layer_sizes(d_model: int, d_ff: int) -> None:
+    """The largest weights of an :class:`EncoderLayer` fit in memory."""
+    check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
+    check_entries((d_ff, d_model), what="the weight of Linear(d_in, d_out)")
+
+
 # ---------------------------------------------------------------------------
 # Modules
 
@@ -526,6 +546,14 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
+
+    @classmethod
+    def _trusted(cls, *args, **kwargs):
+        """A child built by a parent that checked its arguments: ``_build``, no checks."""
+        module = cls.__new__(cls)
+        Module.__init__(module)
+        module._build(*args, **kwargs)
+        return module
 
     def num_parameters(self) -> int:
         """The number of scalar parameters, children included.
@@ -706,6 +734,9 @@ class Linear(Module):
         d_in = check_count(d_in, "d_in", hint="such as 32 (the input width)")
         d_out = check_count(d_out, "d_out", hint="such as 32 (the output width)")
         check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
+        self._build(d_in, d_out, rng)
+
+    def _build(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
         bound = 1.0 / math.sqrt(d_in)
         self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
@@ -791,7 +822,12 @@ class LayerNorm(Module):
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((d_model,), what="LayerNorm(d_model)'s weight")
-        self.eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
+        self._build(
+            d_model, check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
+        )
+
+    def _build(self, d_model: int, eps: float) -> None:
+        self.eps = eps
         self._add("weight", np.ones(d_model))  # (D,)
         self._add("bias", np.zeros(d_model))  # (D,)
 
@@ -909,24 +945,19 @@ class MultiHeadAttention(Module):
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
         n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
-        if d_model % n_heads:
-            raise ValueError(
-                f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
-                f"among the divisors of d_model"
-            )
         check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
+        _check_heads(d_model, n_heads, encoding)
         check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
-        if encoding == "rope" and (d_model // n_heads) % 2:
-            raise ValueError(
-                f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
-                f"even, got {d_model // n_heads}; change d_model or n_heads"
-            )
-        self.n_heads, self.encoding = n_heads, encoding
+        self._build(d_model, n_heads, rng, encoding)
         self._set_rope(frequencies, temperature, head_width=d_model // n_heads)
+
+    def _build(self, d_model: int, n_heads: int, rng: np.random.Generator, encoding: str) -> None:
+        self.n_heads, self.encoding = n_heads, encoding
+        self.frequencies, self.temperature = None, 1.0
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
-        self.children["out_proj"] = Linear(d_model, d_model, rng)
+        self.children["out_proj"] = Linear._trusted(d_model, d_model, rng)
         self.out_proj.params["bias"][:] = 0.0
 
     def _set_rope(self, frequencies, temperature: float, *, head_width: int) -> None:
@@ -1103,15 +1134,43 @@ class EncoderLayer(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        self.activation = check_choice(activation, "activation", ACTIVATIONS)
-        self.norm_first = check_flag(norm_first, "norm_first")
-        self.residual = check_flag(residual, "residual")
+        d_model = check_count(d_model, "d_model", hint="such as 32")
+        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
         d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
-        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, encoding=encoding)
-        self.children["linear1"] = Linear(d_model, d_ff, rng)
-        self.children["linear2"] = Linear(d_ff, d_model, rng)
-        self.children["norm1"] = LayerNorm(d_model, eps)
-        self.children["norm2"] = LayerNorm(d_model, eps)
+        check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
+        _check_heads(d_model, n_heads, encoding)
+        _check_layer_sizes(d_model, d_ff)
+        self._build(
+            d_model,
+            n_heads,
+            d_ff,
+            rng,
+            norm_first=check_flag(norm_first, "norm_first"),
+            activation=check_choice(activation, "activation", ACTIVATIONS),
+            eps=check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5"),
+            encoding=encoding,
+            residual=check_flag(residual, "residual"),
+        )
+
+    def _build(
+        self,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        rng: np.random.Generator,
+        *,
+        norm_first: bool,
+        activation: str,
+        eps: float,
+        encoding: str,
+        residual: bool,
+    ) -> None:
+        self.activation, self.norm_first, self.residual = activation, norm_first, residual
+        self.children["self_attn"] = MultiHeadAttention._trusted(d_model, n_heads, rng, encoding)
+        self.children["linear1"] = Linear._trusted(d_model, d_ff, rng)
+        self.children["linear2"] = Linear._trusted(d_ff, d_model, rng)
+        self.children["norm1"] = LayerNorm._trusted(d_model, eps)
+        self.children["norm2"] = LayerNorm._trusted(d_model, eps)
 
     @classmethod
     def from_state_dict(
@@ -1305,12 +1364,18 @@ class Embedding(Module):
         vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
         d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
-        self.factor = math.sqrt(d_model) if check_flag(scale, "scale") else 1.0
+        if std is not None:
+            std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
+        self._build(vocab, d_model, rng, scale=check_flag(scale, "scale"), std=std)
+
+    def _build(
+        self, vocab: int, d_model: int, rng: np.random.Generator, *, scale: bool, std: float | None
+    ) -> None:
+        self.factor = math.sqrt(d_model) if scale else 1.0
         # Default entries N(0, 1/D): after the sqrt(D) scaling each vector has norm
         # about sqrt(D); PyTorch's nn.Embedding uses std 1.
         if std is None:
             std = d_model**-0.5
-        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
         self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
@@ -1410,8 +1475,19 @@ class PositionalEncoding(Module):
         max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
         if encoding == "learned":
             check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        self.encoding, self.d_model, self.max_len = encoding, d_model, max_len
-        self.base = check_base(base)
+        self._build(d_model, max_len, rng, encoding=encoding, base=check_base(base), std=std)
+
+    def _build(
+        self,
+        d_model: int,
+        max_len: int,
+        rng: np.random.Generator,
+        *,
+        encoding: str,
+        base: float,
+        std: float,
+    ) -> None:
+        self.encoding, self.d_model, self.max_len, self.base = encoding, d_model, max_len, base
         if encoding == "learned":
             self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))
 
@@ -1554,42 +1630,67 @@ class TokenModel(Module):
         position_std: float = 1.0,
     ) -> None:
         super().__init__()
+        # The one check of every argument: the children are built without theirs.
         check_choice(encoding, "encoding", ENCODINGS)
+        in_attention = encoding if encoding in ATTENTION_ENCODINGS else "none"
+        added = "none" if in_attention != "none" else encoding
         n_layers = check_count(
             n_layers, "n_layers", minimum=0, maximum=MAX_LAYERS, hint="such as 2"
         )
         if n_outputs is not None:
             n_outputs = check_count(n_outputs, "n_outputs", hint="such as 10 (the classes)")
         rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
-        self.vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
-        check_flag(scale_embeddings, "scale_embeddings")
-        check_flag(residual, "residual")
-        check_choice(activation, "activation", ACTIVATIONS)
+        self.vocab = vocab = check_count(
+            vocab, "vocab", hint="such as 100 (the number of token ids)"
+        )
+        if added == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
+            d_model = check_d_model(d_model)
+        else:
+            d_model = check_count(d_model, "d_model", hint="such as 32")
+        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
+        d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
+        max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
+        scale_embeddings = check_flag(scale_embeddings, "scale_embeddings")
+        residual = check_flag(residual, "residual")
+        norm_first = check_flag(norm_first, "norm_first")
+        activation = check_choice(activation, "activation", ACTIVATIONS)
         if embedding_std is not None:
-            check_real(embedding_std, "embedding_std", minimum=0.0, strict_minimum=True)
-        self.children["embedding"] = Embedding(
+            embedding_std = check_real(
+                embedding_std, "embedding_std", minimum=0.0, strict_minimum=True
+            )
+        position_std = check_real(
+            position_std, "position_std", minimum=0.0, strict_minimum=True, hint="such as 0.02"
+        )
+        _check_heads(d_model, n_heads, in_attention)
+        check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
+        if added == "learned":
+            check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
+        if n_layers:
+            _check_layer_sizes(d_model, d_ff)
+        check_entries((n_outputs or vocab, d_model), what="the weight of Linear(d_in, d_out)")
+
+        self.children["embedding"] = Embedding._trusted(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
-        in_attention = encoding if encoding in ATTENTION_ENCODINGS else "none"
-        added = "none" if in_attention != "none" else encoding
-        self.children["position"] = PositionalEncoding(
-            d_model, max_len, rng, encoding=added, std=position_std
+        self.children["position"] = PositionalEncoding._trusted(
+            d_model, max_len, rng, encoding=added, base=10000.0, std=position_std
         )
         for index in range(n_layers):
-            self.children[f"layers.{index}"] = EncoderLayer(
+            self.children[f"layers.{index}"] = EncoderLayer._trusted(
                 d_model,
                 n_heads,
                 d_ff,
                 rng,
                 norm_first=norm_first,
                 activation=activation,
+                eps=1e-5,
                 encoding=in_attention,
                 residual=residual,
             )
-        self.n_layers, self.norm_first = n_layers, check_flag(norm_first, "norm_first")
+        self.n_layers, self.norm_first = n_layers, norm_first
         if norm_first:
-            self.children["norm"] = LayerNorm(d_model)
-        self.children["head"] = Linear(d_model, n_outputs or vocab, rng)
+            self.children["norm"] = LayerNorm._trusted(d_model, 1e-5)
+        self.children["head"] = Linear._trusted(d_model, n_outputs or vocab, rng)
 
     def _ids(self, tokens: npt.ArrayLike) -> np.ndarray:
         """``tokens`` checked: integer ids in ``[0, vocab)``, shape ``(B, T)``."""
@@ -1748,8 +1849,10 @@ class MLP(Module):
                 f"pass e.g. [2, 64, 1]"
             )
         self.output, self.depth = output, len(sizes) - 1
+        for d_in, d_out in itertools.pairwise(sizes):
+            check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
         for index, (d_in, d_out) in enumerate(itertools.pairwise(sizes)):
-            self.children[f"layers.{index}"] = Linear(d_in, d_out, rng)
+            self.children[f"layers.{index}"] = Linear._trusted(d_in, d_out, rng)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The network's output; caches what :meth:`backward` needs.

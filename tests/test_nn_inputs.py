@@ -7,6 +7,7 @@ user is most likely to meet, and the results that must not change silently.
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -189,3 +190,39 @@ def test_convert_qk_weight_names_an_odd_head_width():
 
     with pytest.raises(ValueError, match="head width of 3"):
         rope.convert_qk_weight(np.ones((6, 4)), 2, "interleaved", "concat")
+
+
+def test_a_token_model_checks_each_argument_once(monkeypatch):
+    """Issue 31: the public entry point checks its arguments once; the children it
+    builds (embedding, position, layers, head) trust them instead of checking again."""
+    calls = collections.Counter()
+
+    def counting(name, check):
+        def counted(*args, **kwargs):
+            if name == "check_entries":
+                label = kwargs["what"]
+            elif name in ("check_d_model", "check_base"):
+                label = kwargs.get("name", name.removeprefix("check_"))
+            else:
+                label = args[1] if len(args) > 1 else kwargs["name"]
+            calls[name, label] += 1
+            return check(*args, **kwargs)
+
+        return counted
+
+    checks = [name for name in dir(nn) if name.startswith("check_")]
+    assert {"check_count", "check_d_model", "check_entries", "check_flag"} <= set(checks)
+    for name in checks:
+        monkeypatch.setattr(nn, name, counting(name, getattr(nn, name)))
+    nn.TokenModel(10, 8, 2, 16, 1)
+    width = calls["check_count", "d_model"] + calls["check_d_model", "d_model"]
+    assert width == 1, calls
+    again = {key: count for key, count in calls.items() if count > 1}
+    # The head and linear1 are two weights of the same kind (one label, two shapes).
+    assert again == {("check_entries", "the weight of Linear(d_in, d_out)"): 2}, again
+    for argument in ("vocab", "n_heads", "d_ff", "max_len", "n_layers", "seed", "encoding"):
+        assert sum(count for (_, label), count in calls.items() if label == argument) == 1
+    # A child built on its own still checks everything it is given.
+    calls.clear()
+    nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
+    assert calls["check_count", "d_model"] == 1 and calls["check_count", "d_ff"] == 1
