@@ -887,6 +887,13 @@ class MultiHeadAttention(Module):
     weights after it, both ``(B, H, T, T)``, and ``cache`` an
     :class:`AttentionCache` with the queries and keys.
 
+    ``forward(x, mask=None, key_padding_mask=None)`` maps ``x`` of shape ``(B, T, D)``
+    to ``(B, T, D)``; ``mask`` is PyTorch's ``src_mask`` and ``key_padding_mask`` its
+    ``src_key_padding_mask``, ``(B, T)``, and a mask :func:`attention_bias` refuses
+    raises its ``TypeError`` or ``ValueError``. ``backward(dout)`` takes the gradient
+    of the last output, ``(B, T, D)``, adds into ``grads`` and returns the gradient of
+    ``x``.
+
     ``in_proj_weight`` is drawn Xavier-uniform and the biases start at 0, as in
     PyTorch.
 
@@ -983,27 +990,7 @@ class MultiHeadAttention(Module):
         self.frequencies = theta
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        """Self-attention of ``x``; keeps the weights and the cache.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(B, T, D)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-
-        Raises
-        ------
-        TypeError, ValueError
-            For masks :func:`attention_bias` refuses.
-        """
+        """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; keeps weights and cache."""
         batch, length, width = x.shape  # (B, T, D)
         heads, head_width = self.n_heads, width // self.n_heads
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
@@ -1028,20 +1015,8 @@ class MultiHeadAttention(Module):
         return self.out_proj.forward(merged)  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every projection; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(B, T, D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(B, T, D)``.
-        """
-        x, q, k, v, weights, scale = self.cache
+        """Add the gradients of every projection; return the gradient of ``x``."""
+        x, q, k, v, weights, scale = self.cache  # x (B, T, D); q, k, v (B, H, T, Dh)
         batch, length, width = x.shape
         heads, head_width = self.n_heads, width // self.n_heads
         dmerged = self.out_proj.backward(dout)  # (B, T, D)
@@ -1075,7 +1050,8 @@ class EncoderLayer(Module):
     pre-LN ``h = attn(norm1(x))``, ``y = ff(norm2(h))``. The layer's output then
     carries its input only through what attention and the feed-forward block pass on.
 
-    Parameter names are those of ``torch.nn.TransformerEncoderLayer``.
+    Parameter names are those of ``torch.nn.TransformerEncoderLayer``. ``forward`` and
+    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
@@ -1254,22 +1230,7 @@ class EncoderLayer(Module):
         return self.linear1.backward(dhidden)  # (B, T, D)
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        """The layer's output for ``x``; caches what :meth:`backward` needs.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(B, T, D)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-        """
+        """The layer's output for ``x``, ``(B, T, D) -> (B, T, D)``; caches for backward."""
         attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # no skip connections: each block sees only the last output
             if self.norm_first:
@@ -1284,18 +1245,7 @@ class EncoderLayer(Module):
         return norm2.forward(h + self._feed_forward(h))
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every sub-module; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(B, T, D)``.
-        """
+        """Add the gradients of every sub-module; return the gradient of ``x``."""
         attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # the chain rule through each block, nothing skips it
             if self.norm_first:

@@ -338,3 +338,48 @@ def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
         assert inspection.linear_probe(features, offsets, features, offsets) < 0.5
     states = np.broadcast_to(table, (6, 16, 32))
     assert inspection.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+
+
+def _displayed_code(root):
+    """``(chapter, file, object)`` for every ``literalinclude`` with a ``:pyobject:``."""
+    import re
+
+    found = []
+    for chapter in sorted((root / "book").glob("ch*.md")):
+        for path, block in re.findall(
+            r"```\{literalinclude\} (\S+)\n((?::[a-z]+:.*\n)*)", chapter.read_text()
+        ):
+            name = re.search(r":pyobject: (\S+)", block)
+            if name:
+                found.append((chapter.name, (chapter.parent / path).resolve(), name.group(1)))
+    return found
+
+
+def _lines(path, dotted):
+    """Lines of a function (or method) and of its docstring, from the source."""
+    import ast
+
+    node = ast.parse(path.read_text())
+    for part in dotted.split("."):
+        node = next(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, (ast.FunctionDef, ast.ClassDef)) and child.name == part
+        )
+    first = node.body[0]
+    docstring = first.end_lineno - first.lineno + 1 if ast.get_docstring(node) else 0
+    return node.end_lineno - node.lineno + 1, docstring
+
+
+def test_the_code_the_book_shows_is_mostly_code(root):
+    """Issue 31: the methods chapter 4 displays carry a one-line summary (shapes in
+    comments, parameters documented once on the class): docstrings under 25 % of the
+    lines shown."""
+    shown = _displayed_code(root)
+    assert len(shown) >= 4, shown
+    total = documentation = 0
+    for chapter, path, name in shown:
+        lines, docstring = _lines(path, name)
+        assert docstring <= 1, f"{chapter} shows {name} with a {docstring}-line docstring"
+        total, documentation = total + lines, documentation + docstring
+    assert documentation / total < 0.25, (documentation, total)
