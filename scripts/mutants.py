@@ -62,16 +62,25 @@ def modules_used(text: str) -> set[str]:
 
 def test_files(module: str) -> list[str]:
     """The test files run for a mutant of ``sinpe/<module>``, found, not listed: every
-    ``tests/test_*.py`` that uses the module (:func:`modules_used`), its own file first,
-    then the independent oracles, then the rest from the smallest (``-x`` stops at the
-    first failure, so a killed mutant costs little)."""
+    ``tests/test_*.py`` that uses the module (:func:`modules_used`) -- or, for a
+    private module without a test file of its own (``_table_scan``), that uses a
+    module importing it -- its own file first, then the independent oracles, then the
+    rest from the smallest (``-x`` stops at the first failure, so a killed mutant costs
+    little)."""
     stem = module.removesuffix(".py")
+    own = f"test_{stem.lstrip('_')}.py"
+    wanted = {stem}
+    if stem.startswith("_") and not (ROOT / "tests" / own).is_file():
+        wanted |= {
+            path.stem
+            for path in (ROOT / "sinpe").glob("*.py")
+            if stem in modules_used(path.read_text())
+        }
     found = [
         path
         for path in sorted((ROOT / "tests").glob("test_*.py"))
-        if f"tests/{path.name}" not in NOT_PER_MUTANT and stem in modules_used(path.read_text())
+        if f"tests/{path.name}" not in NOT_PER_MUTANT and wanted & modules_used(path.read_text())
     ]
-    own = f"test_{stem.lstrip('_')}.py"
     found.sort(
         key=lambda path: (path.name != own, path.name != "test_oracles.py", path.stat().st_size)
     )
@@ -1154,91 +1163,91 @@ MUTANTS: list[Mutant] = [
         "causal_mask: the diagonal masked too (off by one)",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         '"concat": (slice(0, half), slice(half, 2 * half), slice(2 * half, width)),',
         '"concat": (slice(0, half), slice(half + 1, 2 * half + 1), slice(2 * half, width)),',
         "inspect_table: concat pairs off by one",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "if layout.padding is not None or not layout.cosines == layout.frequencies.size > 0:",
         "if not layout.cosines == layout.frequencies.size > 0:",
         "inspect_table: padded layouts take the rotation shortcut",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "self.fine = (np.cos(fine) - 1j * np.sin(fine)).astype(pairs)",
         "self.fine = (np.cos(fine) + 1j * np.sin(fine)).astype(pairs)",
         "inspect_table: fine rotation conjugated",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "expected -= np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "expected += np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "inspect_table: angle addition with the wrong sign",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "rounded = np.round(block[:, shared].astype(np.float64), 3)",
         "rounded = np.round(block[:, shared].astype(np.float64), 2)",
         "inspect_table: equal columns compared to 2 decimals",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "mismatch[inverse[here][differ]] = True",
         "mismatch[inverse[here][differ]] = False",
         "inspect_table: hash collisions counted as repeats",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "tied_mask[:-1] |= tie",
         "tied_mask[:-1] |= False",
         "inspect_table: tied rows not compared",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "total += float(np.sum(factor[width:, width:] ** 2))",
         "total += float(np.sum(factor[:, width:] ** 2))",
         "inspect_table: QR residual over the wrong block",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "inputs, targets = factor[:, :kept], factor[:, kept:]",
         "targets, inputs = factor[:, :kept], factor[:, kept:]",
         "inspect_table: inputs and targets swapped in the QR",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "dots = gram[:, index, index + k]",
         "dots = gram[:, index, index + k - 1]",
         "inspect_table: offset dot products off by one",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "return max(worst, _extreme(block[:, layout.zeros_at]))",
         "return worst",
         "inspect_table: zero columns not checked",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []",
         "padded = []",
         "inspect_table: padding rows not exempted",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "np.minimum(found.col_min, low, out=found.col_min)",
         "np.maximum(found.col_min, low, out=found.col_min)",
         "inspect_table: column minimum tracks the maximum",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).all(axis=0)",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).any(axis=0)",
         "inspect_table: columns equal when one entry is",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "if tolerance - generator.margin < worst <= tolerance + generator.margin:",
         "if False:",
         "inspect_table: borderline rows not re-checked with encode",
