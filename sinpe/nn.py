@@ -227,24 +227,8 @@ def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
 def gelu(x: npt.ArrayLike) -> np.ndarray:
     """Exact GELU, ``x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2))`` (PyTorch's default).
 
-    ``Phi`` is the standard normal distribution function.
-
-    Parameters
-    ----------
-    x : array_like of real
-        Finite values.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same shape; float16/32/64 kept, integers as float64.
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers.
-    ValueError
-        For NaN or infinite values.
+    ``Phi`` is the standard normal distribution function. Argument, result and
+    errors as :func:`relu`.
 
     Examples
     --------
@@ -259,26 +243,8 @@ def gelu(x: npt.ArrayLike) -> np.ndarray:
 def gelu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     """The gradient through :func:`gelu`: ``dout * (Phi(x) + x phi(x))``.
 
-    ``phi`` is the standard normal density.
-
-    Parameters
-    ----------
-    dout : array_like of real
-        Gradient of the loss with respect to ``gelu(x)``.
-    x : array_like of real
-        The input of :func:`gelu`, of the same shape as ``dout``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Gradient with respect to ``x``, of the same shape.
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers.
-    ValueError
-        For NaN or infinite values, or arrays of different shapes.
+    ``phi`` is the standard normal density. Arguments, result and errors as
+    :func:`relu_backward` (``x`` the input of :func:`gelu`).
 
     Examples
     --------
