@@ -708,23 +708,7 @@ class Linear(Module):
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """``x W^T + b``; caches ``x`` for :meth:`backward`.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., in)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(..., out)``.
-
-        Raises
-        ------
-        ValueError
-            If the last axis of ``x`` is not ``in`` wide.
-        """
+        """``x W^T + b``, ``(..., in) -> (..., out)``; ValueError if ``x`` is not ``in`` wide."""
         d_in = self.params["weight"].shape[1]
         if np.shape(x)[-1:] != (d_in,):
             raise ValueError(
@@ -734,19 +718,7 @@ class Linear(Module):
         return x @ self.params["weight"].T + self.params["bias"]  # (..., out)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add ``dW = dout^T x`` and ``db = sum(dout)`` into ``grads``; return ``dout W``.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(..., out)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to its input, ``(..., in)``.
-        """
+        """Add ``dW = dout^T x`` and ``db = sum(dout)`` into ``grads``; return ``dout W``."""
         d_out, d_in = self.params["weight"].shape
         x2, g2 = self._x.reshape(-1, d_in), dout.reshape(-1, d_out)  # (N, in), (N, out)
         self.grads["weight"] += g2.T @ x2  # (out, in)
@@ -798,18 +770,7 @@ class LayerNorm(Module):
         self._add("bias", np.zeros(d_model))  # (D,)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """Normalise ``x`` of shape ``(..., D)``; returns the same shape.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(..., D)``.
-        """
+        """Normalise ``x``, ``(..., D) -> (..., D)``; caches for backward."""
         mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
         centred = x - mean  # (..., D)
         inv_std = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + self.eps)
@@ -817,18 +778,7 @@ class LayerNorm(Module):
         return self._xhat * self.params["weight"] + self.params["bias"]
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of ``weight`` and ``bias``; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to its input, same shape.
-        """
+        """Add the gradients of ``weight`` and ``bias``; return the gradient of ``x``."""
         xhat, width = self._xhat, self._xhat.shape[-1]
         self.grads["weight"] += (dout * xhat).reshape(-1, width).sum(axis=0)
         self.grads["bias"] += dout.reshape(-1, width).sum(axis=0)
@@ -1234,7 +1184,8 @@ class Embedding(Module):
     The entries are drawn from a normal distribution of standard deviation
     ``std``, by default ``1 / sqrt(D)``: after the ``sqrt(D)`` scaling each vector
     has a norm of about ``sqrt(D)``, like an encoding vector. PyTorch's
-    ``nn.Embedding`` uses 1.
+    ``nn.Embedding`` uses 1. ``forward(tokens)`` does not check the ids (a negative
+    id would index the table from its end): :class:`TokenModel` checks them.
 
     Parameters
     ----------
@@ -1295,37 +1246,12 @@ class Embedding(Module):
         self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
-        """The rows of the table for ``tokens``, times the scale factor.
-
-        The ids are not checked here (a negative id would index the table from
-        its end); :class:`TokenModel` checks them.
-
-        Parameters
-        ----------
-        tokens : numpy.ndarray of int
-            Ids in ``[0, V)``, shape ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-        """
+        """Rows of the table times the scale, ``(B, T) -> (B, T, D)``; ids unchecked here."""
         self._tokens = tokens  # (B, T) int
         return self.params["weight"][tokens] * self.factor  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> None:
-        """Add the gradient of the table (the ids are not differentiable).
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(B, T, D)``.
-
-        Returns
-        -------
-        None
-        """
+        """Add the gradient of the table; return None (ids have no gradient)."""
         np.add.at(self.grads["weight"], self._tokens, dout * self.factor)
 
 
@@ -1408,23 +1334,7 @@ class PositionalEncoding(Module):
             self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """``x`` plus the encoding of positions ``0 .. T - 1``.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., T, D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Same shape; the sinusoids are cast to the dtype of ``x``.
-
-        Raises
-        ------
-        ValueError
-            If a learned table has fewer than ``T`` rows.
-        """
+        """``x`` plus positions ``0 .. T-1``, ``(..., T, D)``; learned: raises past max_len."""
         length = x.shape[-2]
         if self.encoding == "none":
             return x
@@ -1441,18 +1351,7 @@ class PositionalEncoding(Module):
         return x + self.params["weight"][:length]
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradient of a learned table; return ``dout`` unchanged.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``dout``: the encoding is added, so the input gradient is the same.
-        """
+        """Add the gradient of a learned table; return ``dout`` (the encoding is added)."""
         if self.encoding == "learned":
             self.grads["weight"][: self._length] += dout.reshape(-1, *dout.shape[-2:]).sum(0)
         return dout
@@ -1771,23 +1670,7 @@ class MLP(Module):
             self.children[f"layers.{index}"] = Linear._trusted(d_in, d_out, rng)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """The network's output; caches what :meth:`backward` needs.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(N, in)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(N, out)``.
-
-        Raises
-        ------
-        ValueError
-            If the last axis of ``x`` is not ``in`` wide.
-        """
+        """The output, ``(N, in) -> (N, out)``; ValueError if ``x`` is not ``in`` wide."""
         self._pre = []  # pre-activations of the hidden layers, (N, hidden)
         h = x  # (N, in)
         for index in range(self.depth):
@@ -1801,19 +1684,7 @@ class MLP(Module):
         return h  # (N, out)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every layer; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(N, out)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(N, in)``.
-        """
+        """Add the gradients of every layer; return the gradient of ``x``, ``(N, in)``."""
         if self.output == "sigmoid":
             dout = dout * self._out * (1.0 - self._out)
         for index in reversed(range(self.depth)):

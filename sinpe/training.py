@@ -74,7 +74,7 @@ class Adam:
     Raises
     ------
     TypeError
-        If ``module`` is not a :class:`Module`, ``betas`` is not a pair, or a
+        If ``module`` is not a :class:`~sinpe.nn.Module`, ``betas`` is not a pair, or a
         number is not real.
     ValueError
         If ``lr`` or ``eps`` is not a finite number > 0, or a beta is outside
@@ -156,7 +156,7 @@ def check_gradients(
     ----------
     module : Module
         The module; its ``backward(dout)`` must return the gradient with respect
-        to ``inputs`` (so not :class:`Embedding` or :class:`TokenModel`).
+        to ``inputs`` (so not :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
     inputs : array_like of real
         The input (float64 for meaningful differences).
     forward : callable, optional
@@ -171,12 +171,12 @@ def check_gradients(
     -------
     dict of str to float
         ``"input"`` and the name of every parameter (as
-        :meth:`Module.named_parameters`), each mapped to its relative deviation.
+        :meth:`sinpe.nn.Module.named_parameters`), each mapped to its relative deviation.
 
     Raises
     ------
     TypeError
-        If ``module`` is not a :class:`Module`, ``inputs`` are not real numbers,
+        If ``module`` is not a :class:`~sinpe.nn.Module`, ``inputs`` are not real numbers,
         ``delta`` is not a real number or ``seed`` not an integer.
     ValueError
         For NaN or infinite inputs, a ``delta`` outside ``(0, 1]``, or a
@@ -371,7 +371,7 @@ def train(
     ValueError
         If a count is out of range, ``vocab`` exceeds ``model.vocab``, ``lr`` is
         not positive, ``held_out`` does not fit the model (as
-        :func:`token_accuracy`), or training diverges (a loss or parameter
+        :func:`~sinpe.experiments.token_accuracy`), or training diverges (a loss or parameter
         stops being finite). The task raises for a bad ``batch`` or ``length``.
 
     Examples
