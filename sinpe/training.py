@@ -54,7 +54,7 @@ class Adam:
 
     Parameters
     ----------
-    module : Module
+    module : sinpe.nn.Module
         The module whose parameters (children included) are optimised.
     lr : float, optional
         Learning rate (> 0).
@@ -154,7 +154,7 @@ def check_gradients(
 
     Parameters
     ----------
-    module : Module
+    module : sinpe.nn.Module
         The module; its ``backward(dout)`` must return the gradient with respect
         to ``inputs`` (so not :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
     inputs : array_like of real
