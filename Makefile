@@ -29,11 +29,11 @@ export JUPYTER_CONFIG_DIR := $(HOME_DIR)/jupyter
 
 .PHONY: book test check changed lint unit twins twins-check notebooks nbval reader portability \
 	book-strict browser \
-	pdf pdf-check doc-inventories lock clean
+	pdf pdf-check lock clean
 
 # With TeX installed, the book is built with its PDF (make pdf), which the HTML build
 # then serves in _build/html/_downloads/; without TeX, without it (its link is plain text).
-book: $(STAMP) doc-inventories
+book: $(STAMP)
 	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null; then \
 		$(MAKE) --no-print-directory pdf; \
 	else echo "No TeX: building the book without its PDF (make pdf needs: $(TEX_PACKAGES))"; fi
@@ -82,7 +82,7 @@ unit: $(STAMP)
 
 # The executed twins, then the reader's editions (notebooks/), which take their figure
 # and equation numbers from the book's build.
-twins: $(STAMP) doc-inventories
+twins: $(STAMP)
 	$(BIN)/python scripts/notebooks.py build
 	$(JB)
 	$(BIN)/python scripts/reader_edition.py build
@@ -106,7 +106,7 @@ portability: $(STAMP)
 	$(BIN)/python scripts/notebooks.py validate --elsewhere
 
 # The strict build, and the reader's editions in step with it and with the twins.
-book-strict: $(STAMP) doc-inventories
+book-strict: $(STAMP)
 	$(JB)
 	$(BIN)/python scripts/reader_edition.py check
 
@@ -116,20 +116,6 @@ browser: $(STAMP)
 	test -d _build/html || $(JB)
 	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py tests/test_page_weight.py
 
-# The API reference links to Python's and SymPy's documentation through the offline
-# inventories of two Debian packages (_config.yml: intersphinx_mapping); the strict
-# build fails without them, so the book's targets install them when they are missing.
-DOC_INVENTORIES := /usr/share/doc/python3.11/html/objects.inv \
-	/usr/share/doc/python-sympy-doc/html/objects.inv
-doc-inventories:
-	@for inventory in $(DOC_INVENTORIES); do test -f $$inventory || missing=1; done; \
-	if [ -n "$$missing" ]; then \
-		if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
-		echo "installing python3.11-doc python-sympy-doc (offline links of the API reference)"; \
-		$$sudo apt-get update -qq && \
-		$$sudo apt-get install -y -qq --no-install-recommends python3.11-doc python-sympy-doc; \
-	fi
-
 # The whole book as one PDF, _build/pdf/sinpe-book.pdf, through LaTeX (Jupyter Book's
 # pdflatex builder: sphinx-jupyterbook-latex, which typesets with xelatex). Needs Debian's
 # $(TEX_PACKAGES). The LaTeX class asks for bbm.sty, which Debian ships only in
@@ -138,7 +124,7 @@ TEX_PACKAGES := texlive-xetex latexmk texlive-latex-extra texlive-latex-recommen
 	texlive-fonts-recommended fonts-freefont-otf
 PDF := _build/pdf/sinpe-book.pdf
 
-pdf: $(STAMP) doc-inventories
+pdf: $(STAMP)
 	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
 		{ echo "make pdf needs TeX: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
 	$(JB) --builder pdflatex

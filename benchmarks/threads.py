@@ -5,7 +5,7 @@ Usage::
     env -u OPENBLAS_NUM_THREADS python benchmarks/threads.py [--repeats 3] [--busy]
         [--json benchmarks/results/threads.json]
 
-Issue 27: ``experiments.train`` and the other entry points of many small matrix products
+Issue 27: ``training.train`` and the other entry points of many small matrix products
 run with one BLAS thread (``sinpe/_threads.py``), as the book's build does with
 ``OPENBLAS_NUM_THREADS=1`` and a reader's Jupyter does not. Each case is timed through
 the decorated functions (``one thread``) and again with the limiter disabled, so that
@@ -45,7 +45,7 @@ import numpy as np
 from threadpoolctl import threadpool_info
 from timing import machine_info, write_results
 
-from sinpe import _threads, experiments, fourier, nn, tasks
+from sinpe import _threads, experiments, fourier, inspection, nn, tasks, training
 
 
 def blas_threads() -> list[int]:
@@ -74,7 +74,7 @@ def chapter_8() -> str:
     for task, steps in ((tasks.previous_token_task, 200), (tasks.reversal_task, 150)):
         for seed in range(3):
             model = nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
-            experiments.train(
+            training.train(
                 model, task, length=16, vocab=10, steps=steps, batch=32, lr=1e-2, seed=seed
             )
             for value in model.state_dict().values():
@@ -110,7 +110,7 @@ def cases() -> dict[str, Callable[[], object]]:
 
     def fit() -> bytes:
         model = nn.MLP([features.shape[1], 64, 64, 3], np.random.default_rng(0), output="sigmoid")
-        log = experiments.fit_regression(model, features, colours, steps=120, lr=6e-3)
+        log = training.fit_regression(model, features, colours, steps=120, lr=6e-3)
         return np.array(log.losses).tobytes()
 
     return {
@@ -121,7 +121,7 @@ def cases() -> dict[str, Callable[[], object]]:
             for pair in inputs
         ],
         "fit_regression": fit,
-        "position_probes": lambda: nn.position_probes(states, n_train=32, max_offset=3),
+        "position_probes": lambda: inspection.position_probes(states, n_train=32, max_offset=3),
         "feature_regression": lambda: fourier.feature_regression(
             features, colours, test_features
         ).tobytes(),

@@ -19,8 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jupytext
-
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 PACKAGE = ROOT / "sinpe"
@@ -50,8 +48,21 @@ def changed_files() -> set[str]:
     return set(names)
 
 
+def reexports() -> dict[str, str]:
+    """The names ``sinpe/__init__.py`` takes from its modules: ``{"table": "sinpe.core"}``."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    return {
+        alias.asname or alias.name: node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sinpe.")
+        for alias in node.names
+    }
+
+
 def imported_modules(tree: ast.AST) -> set[str]:
-    """The ``sinpe`` modules a piece of code imports or reaches as ``sinpe.<name>``."""
+    """The ``sinpe`` modules a piece of code imports or reaches as ``sinpe.<name>``,
+    a name the package re-exports counting for its module (``sinpe.table``: ``sinpe.core``)."""
+    owners = {f"sinpe.{name}": module for name, module in reexports().items()}
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
@@ -64,6 +75,7 @@ def imported_modules(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.value.id == "sinpe":
                 found.add(f"sinpe.{node.attr}")
+    found |= {owners[name] for name in found if name in owners}
     return {name for name in found if _module_path(name) is not None}
 
 
@@ -93,9 +105,16 @@ def closure(modules: set[str]) -> set[str]:
 
 def chapter_modules(path: Path) -> set[str]:
     """Every ``sinpe`` module a chapter's code cells need."""
+    return closure(imported_modules(chapter_code(path)))
+
+
+def chapter_code(path: Path) -> ast.AST:
+    """The code cells of a chapter, parsed (IPython magics left out)."""
+    import jupytext
+
     code = "\n".join(cell.source for cell in jupytext.read(path).cells if cell.cell_type == "code")
     code = re.sub(r"^\s*[%!].*$", "", code, flags=re.M)  # IPython magics
-    return closure(imported_modules(ast.parse(code)))
+    return ast.parse(code)
 
 
 def affected(changed: set[str], chapters: list[Path]) -> list[Path]:

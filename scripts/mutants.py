@@ -23,6 +23,7 @@ or a failing baseline.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import subprocess
@@ -37,62 +38,55 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Independent-oracle tests written against the mutants below (one file, all modules).
 ORACLES = "tests/test_oracles.py"
 
-#: Test files run for a mutant of each module (besides the module's own doctests
-#: and tests/test_mutants_killed.py). Fast, targeted files first: ``-x`` stops at
-#: the first failure, so a killed mutant costs little.
-TESTS = {
-    "core.py": [
-        "tests/test_core.py",
-        "tests/test_validation.py",
-        "tests/test_reported_bugs.py",
-        "tests/test_identical_tables.py",
-    ],
-    "_validation.py": ["tests/test_validation.py", "tests/test_core.py"],
-    "rope.py": [
-        "tests/test_porting.py",
-        "tests/test_rope_alibi_checks.py",
-        "tests/test_reported_bugs.py",
-        ORACLES,
-    ],
-    # ORACLES before test_reported_bugs: without its limit, alibi_slopes(10**9) there
-    # would allocate gigabytes before failing.
-    "alibi.py": ["tests/test_rope_alibi_checks.py", ORACLES, "tests/test_reported_bugs.py"],
-    "conventions.py": [
-        "tests/test_porting.py",
-        "tests/test_conventions.py",
-        ORACLES,
-        "tests/test_frequencies.py",
-    ],
-    "nn.py": [
-        "tests/test_inspection.py",
-        "tests/test_nn_torch.py",
-        "tests/test_nn.py",
-        "tests/test_reported_bugs.py",
-        "tests/test_nn_inputs.py",
-    ],
-    "fourier.py": [
-        "tests/test_porting.py",
-        "tests/test_fourier.py",
-        "tests/test_reported_bugs.py",
-        ORACLES,
-    ],
-    "geometry.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
-    "numerics.py": ["tests/test_geometry_numerics.py", "tests/test_reported_bugs.py", ORACLES],
-    "binary.py": ["tests/test_geometry_numerics.py", ORACLES],
-    "symbolic.py": ["tests/test_symbolic.py", "tests/test_rope_alibi_checks.py", ORACLES],
-    "experiments.py": [
-        "tests/test_inspection.py",
-        "tests/test_experiments.py",
-        "tests/test_nn_inputs.py",
-    ],
-    "tasks.py": ["tests/test_experiments.py", "tests/test_nn_inputs.py"],
-    "pytorch_record.py": ["tests/test_nn_torch.py"],
-    "checks.py": ["tests/test_rope_alibi_checks.py", "tests/test_checks_scale.py"],
-    "claims.py": ["tests/test_claims.py", ORACLES],  # its ledger tests read book/
-    "plotting.py": ["tests/test_plotting.py", ORACLES],
-    "images.py": ["tests/test_images.py"],
-    "inspection.py": ["tests/test_inspection.py"],
+#: Test files never run for a mutant: the sweep of every module (too slow per mutant),
+#: checks of the wheel and the docs rather than of one module's code, and the check
+#: of these mutants' own snippets (a mutated copy fails it by construction).
+NOT_PER_MUTANT = {
+    "tests/test_hostile.py",
+    "tests/test_wheel.py",
+    "tests/test_api_reference.py",
+    "tests/test_lists.py",
 }
+
+
+def modules_used(text: str) -> set[str]:
+    """The ``sinpe`` modules (``"rope"``, ``"_validation"``) a test file uses: imports
+    it, reaches it as ``sinpe.<module>`` or uses a name the package re-exports from it
+    (``scripts/changed_chapters.py`` reads the chapters the same way)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from changed_chapters import imported_modules
+
+    found = imported_modules(ast.parse(text))
+    return {name.removeprefix("sinpe.") for name in found if name != "sinpe"}
+
+
+def test_files(module: str) -> list[str]:
+    """The test files run for a mutant of ``sinpe/<module>``, found, not listed: every
+    ``tests/test_*.py`` that uses the module (:func:`modules_used`) -- or, for a
+    private module without a test file of its own (``_table_scan``), that uses a
+    module importing it -- its own file first, then the independent oracles, then the
+    rest from the smallest (``-x`` stops at the first failure, so a killed mutant costs
+    little)."""
+    stem = module.removesuffix(".py")
+    own = f"test_{stem.lstrip('_')}.py"
+    wanted = {stem}
+    if stem.startswith("_") and not (ROOT / "tests" / own).is_file():
+        wanted |= {
+            path.stem
+            for path in (ROOT / "sinpe").glob("*.py")
+            if stem in modules_used(path.read_text())
+        }
+    found = [
+        path
+        for path in sorted((ROOT / "tests").glob("test_*.py"))
+        if f"tests/{path.name}" not in NOT_PER_MUTANT and wanted & modules_used(path.read_text())
+    ]
+    found.sort(
+        key=lambda path: (path.name != own, path.name != "test_oracles.py", path.stat().st_size)
+    )
+    return [f"tests/{path.name}" for path in found]
+
+
 KILLERS = "tests/test_mutants_killed.py"
 TIMEOUT = 600  # seconds per mutant; a mutant that hangs the tests counts as killed
 
@@ -702,7 +696,7 @@ MUTANTS: list[Mutant] = [
         "LayerNorm.backward: mean over the wrong axis",
     ),
     M(
-        "nn.py",
+        "training.py",
         "value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)",
         "value -= self.lr * (first / correction1) / (np.sqrt(second) + self.eps)",
         "Adam: second-moment bias correction dropped",
@@ -1169,91 +1163,91 @@ MUTANTS: list[Mutant] = [
         "causal_mask: the diagonal masked too (off by one)",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         '"concat": (slice(0, half), slice(half, 2 * half), slice(2 * half, width)),',
         '"concat": (slice(0, half), slice(half + 1, 2 * half + 1), slice(2 * half, width)),',
         "inspect_table: concat pairs off by one",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "if layout.padding is not None or not layout.cosines == layout.frequencies.size > 0:",
         "if not layout.cosines == layout.frequencies.size > 0:",
         "inspect_table: padded layouts take the rotation shortcut",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "self.fine = (np.cos(fine) - 1j * np.sin(fine)).astype(pairs)",
         "self.fine = (np.cos(fine) + 1j * np.sin(fine)).astype(pairs)",
         "inspect_table: fine rotation conjugated",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "expected -= np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "expected += np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "inspect_table: angle addition with the wrong sign",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "rounded = np.round(block[:, shared].astype(np.float64), 3)",
         "rounded = np.round(block[:, shared].astype(np.float64), 2)",
         "inspect_table: equal columns compared to 2 decimals",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "mismatch[inverse[here][differ]] = True",
         "mismatch[inverse[here][differ]] = False",
         "inspect_table: hash collisions counted as repeats",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "tied_mask[:-1] |= tie",
         "tied_mask[:-1] |= False",
         "inspect_table: tied rows not compared",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "total += float(np.sum(factor[width:, width:] ** 2))",
         "total += float(np.sum(factor[:, width:] ** 2))",
         "inspect_table: QR residual over the wrong block",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "inputs, targets = factor[:, :kept], factor[:, kept:]",
         "targets, inputs = factor[:, :kept], factor[:, kept:]",
         "inspect_table: inputs and targets swapped in the QR",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "dots = gram[:, index, index + k]",
         "dots = gram[:, index, index + k - 1]",
         "inspect_table: offset dot products off by one",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "return max(worst, _extreme(block[:, layout.zeros_at]))",
         "return worst",
         "inspect_table: zero columns not checked",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []",
         "padded = []",
         "inspect_table: padding rows not exempted",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "np.minimum(found.col_min, low, out=found.col_min)",
         "np.maximum(found.col_min, low, out=found.col_min)",
         "inspect_table: column minimum tracks the maximum",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).all(axis=0)",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).any(axis=0)",
         "inspect_table: columns equal when one entry is",
     ),
     M(
-        "checks.py",
+        "_table_scan.py",
         "if tolerance - generator.margin < worst <= tolerance + generator.margin:",
         "if False:",
         "inspect_table: borderline rows not re-checked with encode",
@@ -1696,7 +1690,7 @@ def copy_tree(destination: Path) -> Path:
 
 
 def run_tests(copy: Path, module: str) -> tuple[str, float]:
-    files = [f"sinpe/{module}", *TESTS.get(module, [])]
+    files = [f"sinpe/{module}", *test_files(module)]
     if (copy / KILLERS).exists():
         files.append(KILLERS)
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1", CI="true")

@@ -66,6 +66,7 @@ SUBMODULES = (
     "rope",
     "symbolic",
     "tasks",
+    "training",
 )
 
 

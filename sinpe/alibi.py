@@ -3,9 +3,8 @@
 Each head ``h`` adds ``-m_h * (i - j)`` to the attention score of query ``i``
 for key ``j``. NumPy only.
 
-Used in: chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo), where
-:class:`sinpe.nn.TokenModel` with ``encoding="alibi"`` adds :func:`alibi_bias` in every
-attention layer.
+Used in: chapter 6. :class:`sinpe.nn.TokenModel` with ``encoding="alibi"`` adds
+:func:`alibi_bias` in every attention layer.
 """
 
 from __future__ import annotations

@@ -6,11 +6,8 @@ holds, and whether it holds exactly as worded — and :func:`judge` turns them i
 :func:`read_verdicts` collects them from the executed notebooks for the claims ledger.
 Nothing here decides a verdict by itself: the booleans come from the chapter's cell.
 
-Used in: chapter 1 (The definition), chapter 2 (Shifting a position is a rotation),
-chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and what the
-encoding buys), chapter 5 (Periodic features and NeRF), chapter 6 (From sinusoids to RoPE
-and ALiBi — and the convention zoo), chapter 7 (Numerics: an accurate table, and a fast
-one), and the Claims ledger page, which collects the verdicts.
+Used in: chapters 1, 2, 3, 4, 5, 6, 7 and 8. The claims ledger page collects the
+verdicts.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ convention               float64   float32
 ``guided-diffusion``     3e-13     3e-4
 ======================== ========= =========
 
-Used in: Chapter 1 and Chapter 6.
+Used in: chapters 1, 6 and 8.
 """
 
 from __future__ import annotations

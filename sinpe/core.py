@@ -23,10 +23,7 @@ Its public functions are also available from the top-level namespace, and are
 documented under those names (``sinpe.core.positional_encoding`` is
 :func:`sinpe.positional_encoding`).
 
-Used in: chapter 1 (The definition), chapter 2 (Shifting a position is a rotation),
-chapter 3 (Seeing the encoding), chapter 4 (A Transformer layer in NumPy — and what the
-encoding buys), chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo),
-chapter 7 (Numerics: an accurate table, and a fast one).
+Used in: chapters 1, 2, 3, 4, 6, 7 and 8.
 """
 
 from __future__ import annotations

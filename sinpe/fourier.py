@@ -18,8 +18,7 @@ NumPy only.
   train/test split of the image-fitting toy; :func:`feature_regression` -- the fit
   that the features' kernel alone makes, with no network.
 
-Used in: Chapter 5 (and :func:`integer_features` in Chapter 2), Chapter 8 (The kernel
-view).
+Used in: chapters 2, 5 and 8.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 Each function is the closed form of a quantity the book plots, so the figures
 and the tests share one implementation; :mod:`sinpe.checks` uses it too. NumPy only.
 
-Used in: chapter 2 (Shifting a position is a rotation), chapter 3 (Seeing the
-encoding), chapter 6 (From sinusoids to RoPE and ALiBi — and the convention zoo).
+Used in: chapters 2, 3, 6 and 8.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ how peaked its attention is (:func:`attention_entropy`, :func:`attention_on`), w
 pairs turn to angles never seen in training (:func:`unseen_phases`), and what a learned
 position table looks like (:func:`position_spectrum`, :func:`shift_rotation_residual`).
 
-Used in: chapter 8 (What trained models do with positions).
+Used in: chapters 6 and 8.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe import nn
+from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     check_base,
     check_count,
@@ -30,6 +31,7 @@ from sinpe._validation import (
     check_instance,
     check_integer_array,
     check_layout,
+    check_real,
     check_real_array,
 )
 from sinpe.core import frequencies, layout_permutation
@@ -38,7 +40,9 @@ __all__ = [
     "PairBlocks",
     "attention_entropy",
     "attention_on",
+    "linear_probe",
     "pair_blocks",
+    "position_probes",
     "position_spectrum",
     "query_key_form",
     "shift_rotation_residual",
@@ -485,3 +489,202 @@ def _check_table(table: npt.ArrayLike) -> np.ndarray:
             f"table must have shape (T >= 2, D >= 1), one row per position, got {rows.shape}"
         )
     return rows
+
+
+@one_blas_thread
+def linear_probe(
+    features: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    test_features: npt.ArrayLike,
+    test_labels: npt.ArrayLike,
+    *,
+    ridge: float = 1e-3,
+) -> float:
+    """Held-out accuracy of a least-squares linear classifier (a "linear probe").
+
+    Each feature is standardised on the training rows (mean 0, variance 1; a
+    constant feature is only centred), then a matrix ``W`` is fitted to the
+    one-hot labels by ridge regression, ``(Z^T Z / N + ridge I) W = Z^T (Y - mean Y) / N``
+    (the intercept is the mean of ``Y`` and is not penalised). A test row is
+    classified as the label with the largest output; test labels never seen in
+    training count as errors. BLAS threads are limited to one during the call: the
+    matrices are small.
+
+    Parameters
+    ----------
+    features : array_like of real, shape (N, F)
+        Training rows (``N >= 1``).
+    labels : array_like of int, shape (N,)
+        The class of each training row (any integers).
+    test_features : array_like of real, shape (M, F)
+        Held-out rows, with the same ``F`` features.
+    test_labels : array_like of int, shape (M,)
+        The class of each held-out row.
+    ridge : float, optional
+        Penalty on the standardised weights (> 0); small, it only keeps the fit
+        unique when features are collinear (as LayerNorm's outputs are).
+
+    Returns
+    -------
+    float
+        The fraction of test rows classified correctly.
+
+    Raises
+    ------
+    TypeError
+        If the features are not real numbers, the labels not integers, or
+        ``ridge`` not a real number.
+    ValueError
+        For feature arrays that are not 2-d, hold NaN or infinities, have no
+        training row or different numbers of features; empty or non-1-d label
+        arrays, or not one label per row; a ``ridge`` that is not a finite
+        number > 0; or features so large that standardising them overflows.
+
+    Examples
+    --------
+    One feature that is the class itself:
+
+    >>> linear_probe([[0.0], [1.0], [0.0], [1.0]], [0, 1, 0, 1], [[1.0], [0.0]], [1, 0])
+    1.0
+
+    Four classes from the signs of two of three random features:
+
+    >>> import numpy as np
+    >>> x = np.random.default_rng(0).normal(size=(200, 3))
+    >>> y = (x[:, 0] > 0).astype(int) + 2 * (x[:, 1] > 0)
+    >>> linear_probe(x[:100], y[:100], x[100:], y[100:]) > 0.8
+    True
+    """
+    x = check_float_array(features, "features", ndim=2).astype(np.float64)
+    z_test = check_float_array(test_features, "test_features", ndim=2).astype(np.float64)
+    if x.shape[0] == 0 or x.shape[1] != z_test.shape[1]:
+        raise ValueError(
+            f"features must be (N, F) and test_features (M, F) arrays with N >= 1, "
+            f"got {x.shape} and {z_test.shape}"
+        )
+    y = check_integer_array(labels, "labels", ndim=1, hint="np.array([0, 1, 1, 0])")
+    y_test = check_integer_array(test_labels, "test_labels", ndim=1, hint="np.array([0, 1])")
+    if y.shape != x.shape[:1] or y_test.shape != z_test.shape[:1]:
+        raise ValueError(
+            f"labels must give one label per row of features: got {y.shape[0]} labels for "
+            f"{x.shape[0]} rows and {y_test.shape[0]} test labels for {z_test.shape[0]} rows"
+        )
+    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
+    classes, codes = np.unique(y, return_inverse=True)
+    with np.errstate(all="ignore"):  # overflow is reported below, in words
+        mean = x.mean(axis=0)
+        spread = x.std(axis=0)
+        # A constant column varies only by the rounding of its mean: only centre it.
+        spread[spread <= 1e-12 * np.abs(mean)] = 1.0
+        z = (x - mean) / spread  # (N, F)
+        z_new = (z_test - mean) / spread  # (M, F)
+    if not (np.isfinite(spread).all() and np.isfinite(z).all() and np.isfinite(z_new).all()):
+        raise ValueError(
+            "standardising the features overflows float64 (entries near 1e154 or beyond); "
+            "rescale the features"
+        )
+    targets = np.eye(classes.size)[codes]  # (N, C)
+    offset = targets.mean(axis=0)
+    gram = z.T @ z / len(z) + ridge * np.eye(z.shape[1])  # (F, F)
+    weights = np.linalg.solve(gram, z.T @ (targets - offset) / len(z))  # (F, C)
+    scores = z_new @ weights + offset  # (M, C)
+    return float(np.mean(classes[scores.argmax(axis=1)] == y_test))
+
+
+@one_blas_thread
+def position_probes(
+    states: npt.ArrayLike,
+    *,
+    n_train: int,
+    max_offset: int,
+    ridge: float = 1e-3,
+) -> tuple[float, float]:
+    """How well a position, and an offset, can be read linearly from hidden states.
+
+    BLAS threads are limited to one during the call: the matrices are small.
+
+    Parameters
+    ----------
+    states : array_like, shape (B, T, D)
+        Hidden states of ``B`` sequences (one entry of
+        :meth:`sinpe.nn.TokenModel.hidden_states`). The first ``n_train`` sequences fit the
+        probes, the others test them: the probes are scored on sequences they have
+        not seen.
+    n_train : int
+        Number of training sequences, ``0 < n_train < B``.
+    max_offset : int
+        The offset probe classifies ``i - j`` for the pairs of positions with
+        ``0 < |i - j| <= max_offset`` (offset 0 is left out: a state paired with
+        itself gives it away without any position information).
+    ridge : float, optional
+        Passed to :func:`linear_probe`.
+
+    Returns
+    -------
+    (float, float)
+        Held-out accuracy of the **absolute** probe -- a linear classifier of the
+        position ``t`` (``T`` classes) from ``h_t`` -- and of the **offset** probe
+        -- a linear classifier of ``i - j`` (``2 max_offset`` classes) from
+        the outer product ``(h_i, 1) (h_j, 1)^T``. The latter is a bilinear form
+        of the two states, the family an attention score belongs to; a linear
+        function of their difference or concatenation could not read an offset
+        even from the bare sinusoids, whose difference depends on ``i + j`` too.
+
+    Raises
+    ------
+    TypeError
+        If ``states`` are not real numbers, a count is not an integer or
+        ``ridge`` not a real number.
+    ValueError
+        If ``states`` is not 3-d with ``B >= 2``, ``T >= 2`` and ``D >= 1``, holds
+        NaN or infinities, ``n_train`` is not in ``1 .. B - 1``, ``max_offset``
+        not in ``1 .. T - 1``, ``ridge`` is not a finite number > 0, or the
+        offset probe's pairs would exceed 2**31 entries.
+
+    Examples
+    --------
+    Five token vectors in random order, with and without the sinusoids added
+    (chance is 1/12 for the position, about 1/5 for the offset):
+
+    >>> import numpy as np
+    >>> from sinpe.core import positional_encoding
+    >>> rng = np.random.default_rng(0)
+    >>> content = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # (B, T, D)
+    >>> position_probes(content + 2 * positional_encoding(np.arange(12), 16),
+    ...                 n_train=30, max_offset=3)
+    (1.0, 1.0)
+    >>> [accuracy < 0.3 for accuracy in position_probes(content, n_train=30, max_offset=3)]
+    [True, True]
+    """
+    h = check_float_array(states, "states", ndim=3).astype(np.float64)
+    batch, length, width = h.shape
+    if batch < 2 or length < 2 or width < 1:
+        raise ValueError(
+            f"states must have shape (B, T, D) with B >= 2 sequences, T >= 2 positions and "
+            f"D >= 1, got {h.shape}"
+        )
+    n_train = check_count(n_train, "n_train", maximum=batch - 1, hint="below the batch size")
+    max_offset = check_count(max_offset, "max_offset", maximum=length - 1, hint="such as 4")
+    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
+    pairs_per_sequence = int(np.sum(length - np.arange(1, max_offset + 1))) * 2
+    check_entries((batch, pairs_per_sequence, (width + 1) ** 2), what="the offset probe's pairs")
+    train, test = h[:n_train], h[n_train:]
+    positions = np.arange(length)
+
+    def absolute(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return part.reshape(-1, width), np.tile(positions, len(part))
+
+    gaps = np.abs(positions[:, None] - positions)  # (T, T)
+    first, second = np.nonzero((gaps > 0) & (gaps <= max_offset))
+
+    def offset(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        augmented = np.concatenate([part, np.ones((len(part), length, 1))], axis=-1)
+        left = augmented[:, first].reshape(-1, width + 1)  # (b P, D+1): h_i, 1
+        right = augmented[:, second].reshape(-1, width + 1)  # (b P, D+1): h_j, 1
+        pairs = left[:, :, None] * right[:, None, :]  # (b P, D+1, D+1)
+        return pairs.reshape(len(left), -1), np.tile(first - second, len(part))
+
+    return (
+        linear_probe(*absolute(train), *absolute(test), ridge=ridge),
+        linear_probe(*offset(train), *offset(test), ridge=ridge),
+    )

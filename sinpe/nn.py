@@ -13,9 +13,7 @@ Shapes: ``B`` batch, ``T`` sequence length, ``D`` width (d_model), ``H`` heads,
 
 NumPy only; no dropout (the layers compute what PyTorch computes in eval mode).
 
-Used in: chapter 2 (Shifting a position is a rotation), chapter 4 (A Transformer layer
-in NumPy — and what the encoding buys), chapter 5 (Periodic features and NeRF), chapter 6
-(From sinusoids to RoPE and ALiBi — and the convention zoo).
+Used in: chapters 2, 4, 5, 6 and 8.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     check_base,
     check_choice,
@@ -38,7 +35,6 @@ from sinpe._validation import (
     check_entries,
     check_flag,
     check_float_array,
-    check_instance,
     check_integer_array,
     check_pair,
     check_real,
@@ -49,7 +45,6 @@ from sinpe.rope import apply_rope
 
 __all__ = [
     "MLP",
-    "Adam",
     "AttentionCache",
     "Embedding",
     "EncoderLayer",
@@ -61,12 +56,9 @@ __all__ = [
     "TokenModel",
     "attention_bias",
     "causal_mask",
-    "check_gradients",
     "gelu",
     "gelu_backward",
-    "linear_probe",
     "mean_squared_error",
-    "position_probes",
     "relu",
     "relu_backward",
     "softmax",
@@ -75,13 +67,14 @@ __all__ = [
 
 ACTIVATIONS = ("relu", "gelu")
 
-#: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`.
-#: The first three are added to the embeddings (:class:`PositionalEncoding`), the
-#: last two act inside attention (:class:`MultiHeadAttention`), and ``"none"``
-#: means no position information at all.
-ENCODINGS = ("sinusoidal", "learned", "none", "rope", "alibi")
+#: The schemes added to the embeddings (:class:`PositionalEncoding`) ...
 ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
+#: ... and those that act inside attention (:class:`MultiHeadAttention`); ``"none"``,
+#: in both, means no position information at all.
 ATTENTION_ENCODINGS = ("none", "rope", "alibi")
+#: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`, the
+#: two kinds above (a new scheme declared in one of them is selectable everywhere).
+ENCODINGS = tuple(dict.fromkeys(ADDED_ENCODINGS + ATTENTION_ENCODINGS))
 
 #: Deepest :class:`TokenModel` accepted (a NumPy model this deep would not train anyway).
 MAX_LAYERS = 1024
@@ -234,24 +227,8 @@ def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
 def gelu(x: npt.ArrayLike) -> np.ndarray:
     """Exact GELU, ``x * Phi(x) = x / 2 * (1 + erf(x / sqrt 2))`` (PyTorch's default).
 
-    ``Phi`` is the standard normal distribution function.
-
-    Parameters
-    ----------
-    x : array_like of real
-        Finite values.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same shape; float16/32/64 kept, integers as float64.
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers.
-    ValueError
-        For NaN or infinite values.
+    ``Phi`` is the standard normal distribution function. Argument, result and
+    errors as :func:`relu`.
 
     Examples
     --------
@@ -266,26 +243,8 @@ def gelu(x: npt.ArrayLike) -> np.ndarray:
 def gelu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     """The gradient through :func:`gelu`: ``dout * (Phi(x) + x phi(x))``.
 
-    ``phi`` is the standard normal density.
-
-    Parameters
-    ----------
-    dout : array_like of real
-        Gradient of the loss with respect to ``gelu(x)``.
-    x : array_like of real
-        The input of :func:`gelu`, of the same shape as ``dout``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Gradient with respect to ``x``, of the same shape.
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers.
-    ValueError
-        For NaN or infinite values, or arrays of different shapes.
+    ``phi`` is the standard normal density. Arguments, result and errors as
+    :func:`relu_backward` (``x`` the input of :func:`gelu`).
 
     Examples
     --------
@@ -481,6 +440,26 @@ def attention_bias(
     return bias
 
 
+def _check_heads(d_model: int, n_heads: int, encoding: str) -> None:
+    """``n_heads`` divides ``d_model``, and RoPE has an even head width to rotate."""
+    if d_model % n_heads:
+        raise ValueError(
+            f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
+            f"among the divisors of d_model"
+        )
+    if encoding == "rope" and (d_model // n_heads) % 2:
+        raise ValueError(
+            f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
+            f"even, got {d_model // n_heads}; change d_model or n_heads"
+        )
+
+
+def _check_layer_sizes(d_model: int, d_ff: int) -> None:
+    """The largest weights of an :class:`EncoderLayer` fit in memory."""
+    check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
+    check_entries((d_ff, d_model), what="the weight of Linear(d_in, d_out)")
+
+
 # ---------------------------------------------------------------------------
 # Modules
 
@@ -533,6 +512,14 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
+
+    @classmethod
+    def _trusted(cls, *args, **kwargs):
+        """A child built by a parent that checked its arguments: ``_build``, no checks."""
+        module = cls.__new__(cls)
+        Module.__init__(module)
+        module._build(*args, **kwargs)
+        return module
 
     def num_parameters(self) -> int:
         """The number of scalar parameters, children included.
@@ -713,28 +700,15 @@ class Linear(Module):
         d_in = check_count(d_in, "d_in", hint="such as 32 (the input width)")
         d_out = check_count(d_out, "d_out", hint="such as 32 (the output width)")
         check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
+        self._build(d_in, d_out, rng)
+
+    def _build(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
         bound = 1.0 / math.sqrt(d_in)
         self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """``x W^T + b``; caches ``x`` for :meth:`backward`.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., in)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(..., out)``.
-
-        Raises
-        ------
-        ValueError
-            If the last axis of ``x`` is not ``in`` wide.
-        """
+        """``x W^T + b``, ``(..., in) -> (..., out)``; ValueError if ``x`` is not ``in`` wide."""
         d_in = self.params["weight"].shape[1]
         if np.shape(x)[-1:] != (d_in,):
             raise ValueError(
@@ -744,19 +718,7 @@ class Linear(Module):
         return x @ self.params["weight"].T + self.params["bias"]  # (..., out)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add ``dW = dout^T x`` and ``db = sum(dout)`` into ``grads``; return ``dout W``.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(..., out)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to its input, ``(..., in)``.
-        """
+        """Add ``dW = dout^T x`` and ``db = sum(dout)`` into ``grads``; return ``dout W``."""
         d_out, d_in = self.params["weight"].shape
         x2, g2 = self._x.reshape(-1, d_in), dout.reshape(-1, d_out)  # (N, in), (N, out)
         self.grads["weight"] += g2.T @ x2  # (out, in)
@@ -798,23 +760,17 @@ class LayerNorm(Module):
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((d_model,), what="LayerNorm(d_model)'s weight")
-        self.eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
+        self._build(
+            d_model, check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
+        )
+
+    def _build(self, d_model: int, eps: float) -> None:
+        self.eps = eps
         self._add("weight", np.ones(d_model))  # (D,)
         self._add("bias", np.zeros(d_model))  # (D,)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """Normalise ``x`` of shape ``(..., D)``; returns the same shape.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(..., D)``.
-        """
+        """Normalise ``x``, ``(..., D) -> (..., D)``; caches for backward."""
         mean = x.mean(axis=-1, keepdims=True)  # (..., 1)
         centred = x - mean  # (..., D)
         inv_std = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + self.eps)
@@ -822,18 +778,7 @@ class LayerNorm(Module):
         return self._xhat * self.params["weight"] + self.params["bias"]
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of ``weight`` and ``bias``; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to its input, same shape.
-        """
+        """Add the gradients of ``weight`` and ``bias``; return the gradient of ``x``."""
         xhat, width = self._xhat, self._xhat.shape[-1]
         self.grads["weight"] += (dout * xhat).reshape(-1, width).sum(axis=0)
         self.grads["bias"] += dout.reshape(-1, width).sum(axis=0)
@@ -857,6 +802,13 @@ class MultiHeadAttention(Module):
     softmax (scaled, biases and masks included), ``attention_weights`` the
     weights after it, both ``(B, H, T, T)``, and ``cache`` an
     :class:`AttentionCache` with the queries and keys.
+
+    ``forward(x, mask=None, key_padding_mask=None)`` maps ``x`` of shape ``(B, T, D)``
+    to ``(B, T, D)``; ``mask`` is PyTorch's ``src_mask`` and ``key_padding_mask`` its
+    ``src_key_padding_mask``, ``(B, T)``, and a mask :func:`attention_bias` refuses
+    raises its ``TypeError`` or ``ValueError``. ``backward(dout)`` takes the gradient
+    of the last output, ``(B, T, D)``, adds into ``grads`` and returns the gradient of
+    ``x``.
 
     ``in_proj_weight`` is drawn Xavier-uniform and the biases start at 0, as in
     PyTorch.
@@ -916,24 +868,19 @@ class MultiHeadAttention(Module):
         super().__init__()
         d_model = check_count(d_model, "d_model", hint="such as 32")
         n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
-        if d_model % n_heads:
-            raise ValueError(
-                f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
-                f"among the divisors of d_model"
-            )
         check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
+        _check_heads(d_model, n_heads, encoding)
         check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
-        if encoding == "rope" and (d_model // n_heads) % 2:
-            raise ValueError(
-                f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
-                f"even, got {d_model // n_heads}; change d_model or n_heads"
-            )
-        self.n_heads, self.encoding = n_heads, encoding
+        self._build(d_model, n_heads, rng, encoding)
         self._set_rope(frequencies, temperature, head_width=d_model // n_heads)
+
+    def _build(self, d_model: int, n_heads: int, rng: np.random.Generator, encoding: str) -> None:
+        self.n_heads, self.encoding = n_heads, encoding
+        self.frequencies, self.temperature = None, 1.0
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
-        self.children["out_proj"] = Linear(d_model, d_model, rng)
+        self.children["out_proj"] = Linear._trusted(d_model, d_model, rng)
         self.out_proj.params["bias"][:] = 0.0
 
     def _set_rope(self, frequencies, temperature: float, *, head_width: int) -> None:
@@ -959,27 +906,7 @@ class MultiHeadAttention(Module):
         self.frequencies = theta
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        """Self-attention of ``x``; keeps the weights and the cache.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(B, T, D)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-
-        Raises
-        ------
-        TypeError, ValueError
-            For masks :func:`attention_bias` refuses.
-        """
+        """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; keeps weights and cache."""
         batch, length, width = x.shape  # (B, T, D)
         heads, head_width = self.n_heads, width // self.n_heads
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
@@ -1004,20 +931,8 @@ class MultiHeadAttention(Module):
         return self.out_proj.forward(merged)  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every projection; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(B, T, D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(B, T, D)``.
-        """
-        x, q, k, v, weights, scale = self.cache
+        """Add the gradients of every projection; return the gradient of ``x``."""
+        x, q, k, v, weights, scale = self.cache  # x (B, T, D); q, k, v (B, H, T, Dh)
         batch, length, width = x.shape
         heads, head_width = self.n_heads, width // self.n_heads
         dmerged = self.out_proj.backward(dout)  # (B, T, D)
@@ -1051,7 +966,8 @@ class EncoderLayer(Module):
     pre-LN ``h = attn(norm1(x))``, ``y = ff(norm2(h))``. The layer's output then
     carries its input only through what attention and the feed-forward block pass on.
 
-    Parameter names are those of ``torch.nn.TransformerEncoderLayer``.
+    Parameter names are those of ``torch.nn.TransformerEncoderLayer``. ``forward`` and
+    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
@@ -1110,15 +1026,43 @@ class EncoderLayer(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        self.activation = check_choice(activation, "activation", ACTIVATIONS)
-        self.norm_first = check_flag(norm_first, "norm_first")
-        self.residual = check_flag(residual, "residual")
+        d_model = check_count(d_model, "d_model", hint="such as 32")
+        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
         d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
-        self.children["self_attn"] = MultiHeadAttention(d_model, n_heads, rng, encoding=encoding)
-        self.children["linear1"] = Linear(d_model, d_ff, rng)
-        self.children["linear2"] = Linear(d_ff, d_model, rng)
-        self.children["norm1"] = LayerNorm(d_model, eps)
-        self.children["norm2"] = LayerNorm(d_model, eps)
+        check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
+        _check_heads(d_model, n_heads, encoding)
+        _check_layer_sizes(d_model, d_ff)
+        self._build(
+            d_model,
+            n_heads,
+            d_ff,
+            rng,
+            norm_first=check_flag(norm_first, "norm_first"),
+            activation=check_choice(activation, "activation", ACTIVATIONS),
+            eps=check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5"),
+            encoding=encoding,
+            residual=check_flag(residual, "residual"),
+        )
+
+    def _build(
+        self,
+        d_model: int,
+        n_heads: int,
+        d_ff: int,
+        rng: np.random.Generator,
+        *,
+        norm_first: bool,
+        activation: str,
+        eps: float,
+        encoding: str,
+        residual: bool,
+    ) -> None:
+        self.activation, self.norm_first, self.residual = activation, norm_first, residual
+        self.children["self_attn"] = MultiHeadAttention._trusted(d_model, n_heads, rng, encoding)
+        self.children["linear1"] = Linear._trusted(d_model, d_ff, rng)
+        self.children["linear2"] = Linear._trusted(d_ff, d_model, rng)
+        self.children["norm1"] = LayerNorm._trusted(d_model, eps)
+        self.children["norm2"] = LayerNorm._trusted(d_model, eps)
 
     @classmethod
     def from_state_dict(
@@ -1202,22 +1146,7 @@ class EncoderLayer(Module):
         return self.linear1.backward(dhidden)  # (B, T, D)
 
     def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        """The layer's output for ``x``; caches what :meth:`backward` needs.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(B, T, D)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-        """
+        """The layer's output for ``x``, ``(B, T, D) -> (B, T, D)``; caches for backward."""
         attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # no skip connections: each block sees only the last output
             if self.norm_first:
@@ -1232,18 +1161,7 @@ class EncoderLayer(Module):
         return norm2.forward(h + self._feed_forward(h))
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every sub-module; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(B, T, D)``.
-        """
+        """Add the gradients of every sub-module; return the gradient of ``x``."""
         attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
         if not self.residual:  # the chain rule through each block, nothing skips it
             if self.norm_first:
@@ -1266,7 +1184,8 @@ class Embedding(Module):
     The entries are drawn from a normal distribution of standard deviation
     ``std``, by default ``1 / sqrt(D)``: after the ``sqrt(D)`` scaling each vector
     has a norm of about ``sqrt(D)``, like an encoding vector. PyTorch's
-    ``nn.Embedding`` uses 1.
+    ``nn.Embedding`` uses 1. ``forward(tokens)`` does not check the ids (a negative
+    id would index the table from its end): :class:`TokenModel` checks them.
 
     Parameters
     ----------
@@ -1312,46 +1231,27 @@ class Embedding(Module):
         vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
         d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
-        self.factor = math.sqrt(d_model) if check_flag(scale, "scale") else 1.0
+        if std is not None:
+            std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
+        self._build(vocab, d_model, rng, scale=check_flag(scale, "scale"), std=std)
+
+    def _build(
+        self, vocab: int, d_model: int, rng: np.random.Generator, *, scale: bool, std: float | None
+    ) -> None:
+        self.factor = math.sqrt(d_model) if scale else 1.0
         # Default entries N(0, 1/D): after the sqrt(D) scaling each vector has norm
         # about sqrt(D); PyTorch's nn.Embedding uses std 1.
         if std is None:
             std = d_model**-0.5
-        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
         self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
-        """The rows of the table for ``tokens``, times the scale factor.
-
-        The ids are not checked here (a negative id would index the table from
-        its end); :class:`TokenModel` checks them.
-
-        Parameters
-        ----------
-        tokens : numpy.ndarray of int
-            Ids in ``[0, V)``, shape ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, D)``.
-        """
+        """Rows of the table times the scale, ``(B, T) -> (B, T, D)``; ids unchecked here."""
         self._tokens = tokens  # (B, T) int
         return self.params["weight"][tokens] * self.factor  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> None:
-        """Add the gradient of the table (the ids are not differentiable).
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(B, T, D)``.
-
-        Returns
-        -------
-        None
-        """
+        """Add the gradient of the table; return None (ids have no gradient)."""
         np.add.at(self.grads["weight"], self._tokens, dout * self.factor)
 
 
@@ -1417,29 +1317,24 @@ class PositionalEncoding(Module):
         max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
         if encoding == "learned":
             check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        self.encoding, self.d_model, self.max_len = encoding, d_model, max_len
-        self.base = check_base(base)
+        self._build(d_model, max_len, rng, encoding=encoding, base=check_base(base), std=std)
+
+    def _build(
+        self,
+        d_model: int,
+        max_len: int,
+        rng: np.random.Generator,
+        *,
+        encoding: str,
+        base: float,
+        std: float,
+    ) -> None:
+        self.encoding, self.d_model, self.max_len, self.base = encoding, d_model, max_len, base
         if encoding == "learned":
             self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """``x`` plus the encoding of positions ``0 .. T - 1``.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(..., T, D)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Same shape; the sinusoids are cast to the dtype of ``x``.
-
-        Raises
-        ------
-        ValueError
-            If a learned table has fewer than ``T`` rows.
-        """
+        """``x`` plus positions ``0 .. T-1``, ``(..., T, D)``; learned: raises past max_len."""
         length = x.shape[-2]
         if self.encoding == "none":
             return x
@@ -1456,18 +1351,7 @@ class PositionalEncoding(Module):
         return x + self.params["weight"][:length]
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradient of a learned table; return ``dout`` unchanged.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``dout``: the encoding is added, so the input gradient is the same.
-        """
+        """Add the gradient of a learned table; return ``dout`` (the encoding is added)."""
         if self.encoding == "learned":
             self.grads["weight"][: self._length] += dout.reshape(-1, *dout.shape[-2:]).sum(0)
         return dout
@@ -1561,42 +1445,67 @@ class TokenModel(Module):
         position_std: float = 1.0,
     ) -> None:
         super().__init__()
+        # The one check of every argument: the children are built without theirs.
         check_choice(encoding, "encoding", ENCODINGS)
+        in_attention = encoding if encoding in ATTENTION_ENCODINGS else "none"
+        added = "none" if in_attention != "none" else encoding
         n_layers = check_count(
             n_layers, "n_layers", minimum=0, maximum=MAX_LAYERS, hint="such as 2"
         )
         if n_outputs is not None:
             n_outputs = check_count(n_outputs, "n_outputs", hint="such as 10 (the classes)")
         rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
-        self.vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
-        check_flag(scale_embeddings, "scale_embeddings")
-        check_flag(residual, "residual")
-        check_choice(activation, "activation", ACTIVATIONS)
+        self.vocab = vocab = check_count(
+            vocab, "vocab", hint="such as 100 (the number of token ids)"
+        )
+        if added == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
+            d_model = check_d_model(d_model)
+        else:
+            d_model = check_count(d_model, "d_model", hint="such as 32")
+        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
+        d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
+        max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
+        scale_embeddings = check_flag(scale_embeddings, "scale_embeddings")
+        residual = check_flag(residual, "residual")
+        norm_first = check_flag(norm_first, "norm_first")
+        activation = check_choice(activation, "activation", ACTIVATIONS)
         if embedding_std is not None:
-            check_real(embedding_std, "embedding_std", minimum=0.0, strict_minimum=True)
-        self.children["embedding"] = Embedding(
+            embedding_std = check_real(
+                embedding_std, "embedding_std", minimum=0.0, strict_minimum=True
+            )
+        position_std = check_real(
+            position_std, "position_std", minimum=0.0, strict_minimum=True, hint="such as 0.02"
+        )
+        _check_heads(d_model, n_heads, in_attention)
+        check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
+        if added == "learned":
+            check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
+        if n_layers:
+            _check_layer_sizes(d_model, d_ff)
+        check_entries((n_outputs or vocab, d_model), what="the weight of Linear(d_in, d_out)")
+
+        self.children["embedding"] = Embedding._trusted(
             vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
         )
-        in_attention = encoding if encoding in ("rope", "alibi") else "none"
-        added = "none" if in_attention != "none" else encoding
-        self.children["position"] = PositionalEncoding(
-            d_model, max_len, rng, encoding=added, std=position_std
+        self.children["position"] = PositionalEncoding._trusted(
+            d_model, max_len, rng, encoding=added, base=10000.0, std=position_std
         )
         for index in range(n_layers):
-            self.children[f"layers.{index}"] = EncoderLayer(
+            self.children[f"layers.{index}"] = EncoderLayer._trusted(
                 d_model,
                 n_heads,
                 d_ff,
                 rng,
                 norm_first=norm_first,
                 activation=activation,
+                eps=1e-5,
                 encoding=in_attention,
                 residual=residual,
             )
-        self.n_layers, self.norm_first = n_layers, check_flag(norm_first, "norm_first")
+        self.n_layers, self.norm_first = n_layers, norm_first
         if norm_first:
-            self.children["norm"] = LayerNorm(d_model)
-        self.children["head"] = Linear(d_model, n_outputs or vocab, rng)
+            self.children["norm"] = LayerNorm._trusted(d_model, 1e-5)
+        self.children["head"] = Linear._trusted(d_model, n_outputs or vocab, rng)
 
     def _ids(self, tokens: npt.ArrayLike) -> np.ndarray:
         """``tokens`` checked: integer ids in ``[0, vocab)``, shape ``(B, T)``."""
@@ -1755,27 +1664,13 @@ class MLP(Module):
                 f"pass e.g. [2, 64, 1]"
             )
         self.output, self.depth = output, len(sizes) - 1
+        for d_in, d_out in itertools.pairwise(sizes):
+            check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
         for index, (d_in, d_out) in enumerate(itertools.pairwise(sizes)):
-            self.children[f"layers.{index}"] = Linear(d_in, d_out, rng)
+            self.children[f"layers.{index}"] = Linear._trusted(d_in, d_out, rng)
 
     def forward(self, x: np.ndarray) -> np.ndarray:
-        """The network's output; caches what :meth:`backward` needs.
-
-        Parameters
-        ----------
-        x : numpy.ndarray
-            Shape ``(N, in)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(N, out)``.
-
-        Raises
-        ------
-        ValueError
-            If the last axis of ``x`` is not ``in`` wide.
-        """
+        """The output, ``(N, in) -> (N, out)``; ValueError if ``x`` is not ``in`` wide."""
         self._pre = []  # pre-activations of the hidden layers, (N, hidden)
         h = x  # (N, in)
         for index in range(self.depth):
@@ -1789,19 +1684,7 @@ class MLP(Module):
         return h  # (N, out)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
-        """Add the gradients of every layer; return the input gradient.
-
-        Parameters
-        ----------
-        dout : numpy.ndarray
-            Gradient with respect to the output of the last :meth:`forward`,
-            ``(N, out)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Gradient with respect to ``x``, ``(N, in)``.
-        """
+        """Add the gradients of every layer; return the gradient of ``x``, ``(N, in)``."""
         if self.output == "sigmoid":
             dout = dout * self._out * (1.0 - self._out)
         for index in reversed(range(self.depth)):
@@ -1809,205 +1692,6 @@ class MLP(Module):
                 dout = _relu_backward(dout, self._pre[index])
             dout = self.layers[index].backward(dout)
         return dout
-
-
-@one_blas_thread
-def linear_probe(
-    features: npt.ArrayLike,
-    labels: npt.ArrayLike,
-    test_features: npt.ArrayLike,
-    test_labels: npt.ArrayLike,
-    *,
-    ridge: float = 1e-3,
-) -> float:
-    """Held-out accuracy of a least-squares linear classifier (a "linear probe").
-
-    Each feature is standardised on the training rows (mean 0, variance 1; a
-    constant feature is only centred), then a matrix ``W`` is fitted to the
-    one-hot labels by ridge regression, ``(Z^T Z / N + ridge I) W = Z^T (Y - mean Y) / N``
-    (the intercept is the mean of ``Y`` and is not penalised). A test row is
-    classified as the label with the largest output; test labels never seen in
-    training count as errors. BLAS threads are limited to one during the call: the
-    matrices are small.
-
-    Parameters
-    ----------
-    features : array_like of real, shape (N, F)
-        Training rows (``N >= 1``).
-    labels : array_like of int, shape (N,)
-        The class of each training row (any integers).
-    test_features : array_like of real, shape (M, F)
-        Held-out rows, with the same ``F`` features.
-    test_labels : array_like of int, shape (M,)
-        The class of each held-out row.
-    ridge : float, optional
-        Penalty on the standardised weights (> 0); small, it only keeps the fit
-        unique when features are collinear (as LayerNorm's outputs are).
-
-    Returns
-    -------
-    float
-        The fraction of test rows classified correctly.
-
-    Raises
-    ------
-    TypeError
-        If the features are not real numbers, the labels not integers, or
-        ``ridge`` not a real number.
-    ValueError
-        For feature arrays that are not 2-d, hold NaN or infinities, have no
-        training row or different numbers of features; empty or non-1-d label
-        arrays, or not one label per row; a ``ridge`` that is not a finite
-        number > 0; or features so large that standardising them overflows.
-
-    Examples
-    --------
-    One feature that is the class itself:
-
-    >>> linear_probe([[0.0], [1.0], [0.0], [1.0]], [0, 1, 0, 1], [[1.0], [0.0]], [1, 0])
-    1.0
-
-    Four classes from the signs of two of three random features:
-
-    >>> import numpy as np
-    >>> x = np.random.default_rng(0).normal(size=(200, 3))
-    >>> y = (x[:, 0] > 0).astype(int) + 2 * (x[:, 1] > 0)
-    >>> linear_probe(x[:100], y[:100], x[100:], y[100:]) > 0.8
-    True
-    """
-    x = check_float_array(features, "features", ndim=2).astype(np.float64)
-    z_test = check_float_array(test_features, "test_features", ndim=2).astype(np.float64)
-    if x.shape[0] == 0 or x.shape[1] != z_test.shape[1]:
-        raise ValueError(
-            f"features must be (N, F) and test_features (M, F) arrays with N >= 1, "
-            f"got {x.shape} and {z_test.shape}"
-        )
-    y = check_integer_array(labels, "labels", ndim=1, hint="np.array([0, 1, 1, 0])")
-    y_test = check_integer_array(test_labels, "test_labels", ndim=1, hint="np.array([0, 1])")
-    if y.shape != x.shape[:1] or y_test.shape != z_test.shape[:1]:
-        raise ValueError(
-            f"labels must give one label per row of features: got {y.shape[0]} labels for "
-            f"{x.shape[0]} rows and {y_test.shape[0]} test labels for {z_test.shape[0]} rows"
-        )
-    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
-    classes, codes = np.unique(y, return_inverse=True)
-    with np.errstate(all="ignore"):  # overflow is reported below, in words
-        mean = x.mean(axis=0)
-        spread = x.std(axis=0)
-        # A constant column varies only by the rounding of its mean: only centre it.
-        spread[spread <= 1e-12 * np.abs(mean)] = 1.0
-        z = (x - mean) / spread  # (N, F)
-        z_new = (z_test - mean) / spread  # (M, F)
-    if not (np.isfinite(spread).all() and np.isfinite(z).all() and np.isfinite(z_new).all()):
-        raise ValueError(
-            "standardising the features overflows float64 (entries near 1e154 or beyond); "
-            "rescale the features"
-        )
-    targets = np.eye(classes.size)[codes]  # (N, C)
-    offset = targets.mean(axis=0)
-    gram = z.T @ z / len(z) + ridge * np.eye(z.shape[1])  # (F, F)
-    weights = np.linalg.solve(gram, z.T @ (targets - offset) / len(z))  # (F, C)
-    scores = z_new @ weights + offset  # (M, C)
-    return float(np.mean(classes[scores.argmax(axis=1)] == y_test))
-
-
-@one_blas_thread
-def position_probes(
-    states: npt.ArrayLike,
-    *,
-    n_train: int,
-    max_offset: int,
-    ridge: float = 1e-3,
-) -> tuple[float, float]:
-    """How well a position, and an offset, can be read linearly from hidden states.
-
-    BLAS threads are limited to one during the call: the matrices are small.
-
-    Parameters
-    ----------
-    states : array_like, shape (B, T, D)
-        Hidden states of ``B`` sequences (one entry of
-        :meth:`TokenModel.hidden_states`). The first ``n_train`` sequences fit the
-        probes, the others test them: the probes are scored on sequences they have
-        not seen.
-    n_train : int
-        Number of training sequences, ``0 < n_train < B``.
-    max_offset : int
-        The offset probe classifies ``i - j`` for the pairs of positions with
-        ``0 < |i - j| <= max_offset`` (offset 0 is left out: a state paired with
-        itself gives it away without any position information).
-    ridge : float, optional
-        Passed to :func:`linear_probe`.
-
-    Returns
-    -------
-    (float, float)
-        Held-out accuracy of the **absolute** probe -- a linear classifier of the
-        position ``t`` (``T`` classes) from ``h_t`` -- and of the **offset** probe
-        -- a linear classifier of ``i - j`` (``2 max_offset`` classes) from
-        the outer product ``(h_i, 1) (h_j, 1)^T``. The latter is a bilinear form
-        of the two states, the family an attention score belongs to; a linear
-        function of their difference or concatenation could not read an offset
-        even from the bare sinusoids, whose difference depends on ``i + j`` too.
-
-    Raises
-    ------
-    TypeError
-        If ``states`` are not real numbers, a count is not an integer or
-        ``ridge`` not a real number.
-    ValueError
-        If ``states`` is not 3-d with ``B >= 2``, ``T >= 2`` and ``D >= 1``, holds
-        NaN or infinities, ``n_train`` is not in ``1 .. B - 1``, ``max_offset``
-        not in ``1 .. T - 1``, ``ridge`` is not a finite number > 0, or the
-        offset probe's pairs would exceed 2**31 entries.
-
-    Examples
-    --------
-    Five token vectors in random order, with and without the sinusoids added
-    (chance is 1/12 for the position, about 1/5 for the offset):
-
-    >>> import numpy as np
-    >>> from sinpe.core import positional_encoding
-    >>> rng = np.random.default_rng(0)
-    >>> content = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # (B, T, D)
-    >>> position_probes(content + 2 * positional_encoding(np.arange(12), 16),
-    ...                 n_train=30, max_offset=3)
-    (1.0, 1.0)
-    >>> [accuracy < 0.3 for accuracy in position_probes(content, n_train=30, max_offset=3)]
-    [True, True]
-    """
-    h = check_float_array(states, "states", ndim=3).astype(np.float64)
-    batch, length, width = h.shape
-    if batch < 2 or length < 2 or width < 1:
-        raise ValueError(
-            f"states must have shape (B, T, D) with B >= 2 sequences, T >= 2 positions and "
-            f"D >= 1, got {h.shape}"
-        )
-    n_train = check_count(n_train, "n_train", maximum=batch - 1, hint="below the batch size")
-    max_offset = check_count(max_offset, "max_offset", maximum=length - 1, hint="such as 4")
-    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
-    pairs_per_sequence = int(np.sum(length - np.arange(1, max_offset + 1))) * 2
-    check_entries((batch, pairs_per_sequence, (width + 1) ** 2), what="the offset probe's pairs")
-    train, test = h[:n_train], h[n_train:]
-    positions = np.arange(length)
-
-    def absolute(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return part.reshape(-1, width), np.tile(positions, len(part))
-
-    gaps = np.abs(positions[:, None] - positions)  # (T, T)
-    first, second = np.nonzero((gaps > 0) & (gaps <= max_offset))
-
-    def offset(part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        augmented = np.concatenate([part, np.ones((len(part), length, 1))], axis=-1)
-        left = augmented[:, first].reshape(-1, width + 1)  # (b P, D+1): h_i, 1
-        right = augmented[:, second].reshape(-1, width + 1)  # (b P, D+1): h_j, 1
-        pairs = left[:, :, None] * right[:, None, :]  # (b P, D+1, D+1)
-        return pairs.reshape(len(left), -1), np.tile(first - second, len(part))
-
-    return (
-        linear_probe(*absolute(train), *absolute(test), ridge=ridge),
-        linear_probe(*offset(train), *offset(test), ridge=ridge),
-    )
 
 
 def mean_squared_error(
@@ -2064,197 +1748,3 @@ def mean_squared_error(
             "than about 1e154); rescale the targets or lower the learning rate"
         )
     return loss, 2.0 * difference / difference.size
-
-
-class Adam:
-    """Adam (Kingma & Ba 2015) over a module's parameters, updated in place.
-
-    Each :meth:`step` reads the gradients the module has accumulated (call
-    ``module.zero_grad()`` before each backward pass) and applies the
-    bias-corrected update ``lr * m_hat / (sqrt(v_hat) + eps)``, without weight
-    decay. The moments are kept for the parameters the module has when the
-    optimiser is made.
-
-    Parameters
-    ----------
-    module : Module
-        The module whose parameters (children included) are optimised.
-    lr : float, optional
-        Learning rate (> 0).
-    betas : tuple of (float, float), optional
-        Decay rates of the first and second moments, each in ``[0, 1)``; a
-        list of two is accepted too.
-    eps : float, optional
-        Added to the denominator (> 0).
-
-    Attributes
-    ----------
-    step_count : int
-        Steps taken so far.
-    moments : dict of str to tuple of numpy.ndarray
-        The first and second moments of each parameter, by name.
-
-    Raises
-    ------
-    TypeError
-        If ``module`` is not a :class:`Module`, ``betas`` is not a pair, or a
-        number is not real.
-    ValueError
-        If ``lr`` or ``eps`` is not a finite number > 0, or a beta is outside
-        ``[0, 1)``.
-
-    Examples
-    --------
-    The first step moves each parameter by ``lr`` against the sign of its
-    gradient (``m_hat = g`` and ``sqrt(v_hat) = |g|``):
-
-    >>> import numpy as np
-    >>> layer = Linear(1, 1, np.random.default_rng(0))
-    >>> layer.params["weight"][:] = 0.5
-    >>> layer.grads["weight"][:] = 2.0
-    >>> Adam(layer, lr=0.1).step()
-    >>> layer.params["weight"].round(6).tolist()   # 0.5 - 0.1
-    [[0.4]]
-    """
-
-    def __init__(
-        self,
-        module: Module,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-    ) -> None:
-        check_instance(module, "module", Module)
-        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(
-                f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
-            )
-        betas = tuple(
-            check_real(beta, f"betas[{i}]", minimum=0.0, maximum=1.0, strict_maximum=True)
-            for i, beta in enumerate(betas)
-        )
-        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-8")
-        self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
-        self.step_count = 0
-        self.moments = {
-            name: (np.zeros_like(value), np.zeros_like(value))
-            for name, value, _ in module.named_parameters()
-        }
-
-    def step(self) -> None:
-        """Update every parameter in place from its current gradient.
-
-        Returns
-        -------
-        None
-        """
-        self.step_count += 1
-        beta1, beta2 = self.betas
-        correction1 = 1.0 - beta1**self.step_count
-        correction2 = 1.0 - beta2**self.step_count
-        for name, value, grad in self.module.named_parameters():
-            first, second = self.moments[name]
-            first *= beta1
-            first += (1.0 - beta1) * grad
-            second *= beta2
-            second += (1.0 - beta2) * grad * grad
-            value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)
-
-
-def check_gradients(
-    module: Module, inputs: np.ndarray, forward=None, *, delta: float = 1e-6, seed: int = 0
-) -> dict[str, float]:
-    """Compare a module's backward pass with central finite differences.
-
-    Uses the scalar ``L = sum(forward(inputs) * R)`` for a fixed random ``R`` and
-    returns, for the input and every parameter, the largest deviation between
-    the analytic and the numerical gradient relative to the largest numerical
-    gradient entry (or to 0.01, if that is larger). Values near 1e-9 mean
-    agreement; a wrong backward pass gives O(1). Run it in float64, on small
-    shapes: it perturbs every entry twice. ``inputs`` and the parameters are
-    perturbed in place and restored; the gradients are zeroed first.
-
-    Parameters
-    ----------
-    module : Module
-        The module; its ``backward(dout)`` must return the gradient with respect
-        to ``inputs`` (so not :class:`Embedding` or :class:`TokenModel`).
-    inputs : array_like of real
-        The input (float64 for meaningful differences).
-    forward : callable, optional
-        ``forward(inputs)`` returning the output; by default ``module.forward``.
-        Pass e.g. ``lambda x: layer.forward(x, mask)`` to check with a mask.
-    delta : float, optional
-        Step of the central differences, in ``(0, 1]``.
-    seed : int, optional
-        Seed of the random weights ``R`` (>= 0).
-
-    Returns
-    -------
-    dict of str to float
-        ``"input"`` and the name of every parameter (as
-        :meth:`Module.named_parameters`), each mapped to its relative deviation.
-
-    Raises
-    ------
-    TypeError
-        If ``module`` is not a :class:`Module`, ``inputs`` are not real numbers,
-        ``delta`` is not a real number or ``seed`` not an integer.
-    ValueError
-        For NaN or infinite inputs, a ``delta`` outside ``(0, 1]``, or a
-        negative ``seed``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x = np.random.default_rng(1).normal(size=(2, 3))
-    >>> errors = check_gradients(LayerNorm(3), x)
-    >>> list(errors), max(errors.values()) < 1e-6
-    (['input', 'weight', 'bias'], True)
-    """
-    check_instance(module, "module", Module)
-    if isinstance(module, (Embedding, TokenModel)):
-        raise TypeError(
-            f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "
-            f"token ids, which have no gradient. Check its layers (EncoderLayer, "
-            f"MultiHeadAttention, ...) one by one"
-        )
-    inputs = check_float_array(inputs, "inputs")
-    delta = check_real(delta, "delta", minimum=0.0, maximum=1.0, strict_minimum=True)
-    seed = check_count(seed, "seed", minimum=0, hint="such as 0")
-    run = forward or module.forward
-    weights = np.random.default_rng(seed).normal(size=run(inputs).shape)
-
-    def loss() -> float:
-        return float(np.sum(run(inputs) * weights))
-
-    def numerical(array: np.ndarray) -> np.ndarray:
-        grad = np.zeros_like(array)
-        flat, out = array.reshape(-1), grad.reshape(-1)
-        for index in range(flat.size):
-            saved = flat[index]
-            flat[index] = saved + delta
-            plus = loss()
-            flat[index] = saved - delta
-            out[index] = (plus - loss()) / (2 * delta)
-            flat[index] = saved
-        return grad
-
-    def deviation(analytic: np.ndarray, numeric: np.ndarray) -> float:
-        scale = max(float(np.max(np.abs(numeric))), 1e-2)
-        return float(np.max(np.abs(analytic - numeric))) / scale
-
-    module.zero_grad()
-    run(inputs)
-    dinputs = module.backward(weights)
-    if dinputs is None:
-        raise TypeError(
-            f"check_gradients needs a module whose backward returns the gradient of its "
-            f"input; {type(module).__name__}.backward returns None"
-        )
-    analytic = {name: grad.copy() for name, _, grad in module.named_parameters()}
-    errors = {"input": deviation(dinputs, numerical(inputs))}
-    for name, value, _ in module.named_parameters():
-        errors[name] = deviation(analytic[name], numerical(value))
-    return errors

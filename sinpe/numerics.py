@@ -5,8 +5,7 @@
 ``reference`` extra); :func:`ulp_error` and :func:`correct_digits` measure the
 difference. NumPy only otherwise.
 
-Used in: chapter 3 (Seeing the encoding), chapter 7 (Numerics: an accurate table, and a
-fast one).
+Used in: chapters 3 and 7.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ entries of each head, as GPT-J's ``rotary_dim`` and GPT-NeoX's ``rotary_pct`` do
 positions may be a ``(B, T)`` batch of ``position_ids`` for ``(B, H, T, d)``
 queries; float16/float32 inputs come back in their own dtype. NumPy only.
 
-Used in: Chapter 6.
+Used in: chapters 6 and 8.
 """
 
 from __future__ import annotations

@@ -15,8 +15,7 @@ the tests.
 
 SymPy is imported here only; the core of :mod:`sinpe` needs NumPy alone.
 
-Used in: chapter 2 (Shifting a position is a rotation), chapter 6 (From sinusoids to
-RoPE and ALiBi — and the convention zoo).
+Used in: chapters 2, 6 and 8.
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 
 :func:`reversal_task` and :func:`previous_token_task` draw batches of token ids;
 :func:`reversal_ceiling` is the exact accuracy ceiling, on reversal, of a model
-that cannot see positions. Used in: chapter 4 (A Transformer layer in NumPy — and
-what the encoding buys), chapter 6 (From sinusoids to RoPE and ALiBi). NumPy only.
+that cannot see positions. Used in: chapters 4, 6 and 8. NumPy only.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from sinpe._validation import check_count, check_entries, check_instance
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
 
-#: A task as :func:`~sinpe.experiments.train` calls it, ``task(rng, batch, length, vocab)``,
+#: A task as :func:`~sinpe.training.train` calls it, ``task(rng, batch, length, vocab)``,
 #: returning a batch of inputs and its targets.
 Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
 
@@ -46,7 +45,7 @@ def reversal_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
 
-    A task for :func:`~sinpe.experiments.train`: the target at position ``t`` depends on the token
+    A task for :func:`~sinpe.training.train`: the target at position ``t`` depends on the token
     at another position, so a model that cannot see positions cannot learn it
     beyond :func:`reversal_ceiling`.
 
@@ -92,7 +91,7 @@ def previous_token_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
 
-    A task for :func:`~sinpe.experiments.train` that depends only on the offset between positions.
+    A task for :func:`~sinpe.training.train` that depends only on the offset between positions.
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import checks
+from sinpe import _table_scan
 from sinpe.checks import inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import positional_encoding
@@ -171,7 +171,7 @@ def same_report(table, positions=None, tolerance=1e-3, exact_residual=True):
 @pytest.mark.parametrize("mode", MODES)
 def test_same_report_as_the_direct_algorithm(mode, monkeypatch):
     for name, value in MODES[mode].items():
-        monkeypatch.setattr(checks, name, value)
+        monkeypatch.setattr(_table_scan, name, value)
     for label, table in CASES:
         try:
             same_report(table, exact_residual=mode != "large-table paths")
@@ -196,7 +196,9 @@ def test_entries_at_the_tolerance_are_compared_with_encode_itself():
 
 def test_repeated_rows_are_counted_exactly_when_every_hash_collides(monkeypatch):
     # every row hashes alike: the count comes from comparing the rows themselves
-    monkeypatch.setattr(checks, "_mix", lambda bits, weights: np.zeros(bits.shape[0], np.uint64))
+    monkeypatch.setattr(
+        _table_scan, "_mix", lambda bits, weights: np.zeros(bits.shape[0], np.uint64)
+    )
     table = sinpe.positional_encoding(np.arange(40), 8)
     table[[5, 17, 33]] = table[2]
     table[[6, 7]] = table[30]
@@ -206,7 +208,7 @@ def test_repeated_rows_are_counted_exactly_when_every_hash_collides(monkeypatch)
 
 
 def test_columns_that_differ_only_in_late_rows_are_distinct(monkeypatch):
-    monkeypatch.setattr(checks, "_BLOCK_ENTRIES", 1)  # 8-row blocks
+    monkeypatch.setattr(_table_scan, "_BLOCK_ENTRIES", 1)  # 8-row blocks
     table = sinpe.positional_encoding(np.arange(200), 8)
     table[:, 6] = table[:, 4]
     same_report(table)  # two equal columns: "only 7 of 8 varying columns"
@@ -216,7 +218,7 @@ def test_columns_that_differ_only_in_late_rows_are_distinct(monkeypatch):
 
 
 def test_nan_in_a_late_block_is_reported_at_its_index(monkeypatch):
-    monkeypatch.setattr(checks, "_BLOCK_ENTRIES", 1)
+    monkeypatch.setattr(_table_scan, "_BLOCK_ENTRIES", 1)
     table = sinpe.positional_encoding(np.arange(100), 8, dtype=np.float32)
     table[77, 3] = np.nan
     with pytest.raises(ValueError, match=r"table must be finite, got .*nan.* at index \(77, 3\)"):

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn, tasks
+from sinpe import experiments, nn, tasks, training
 
 
 def brute_force_ceiling(vocab, length):
@@ -56,7 +56,7 @@ def test_training_log_and_determinism():
     def run():
         model = nn.TokenModel(5, 16, 1, 16, 1, seed=0)
         held = tasks.reversal_task(np.random.default_rng(9), 20, 6, 5)
-        return experiments.train(
+        return training.train(
             model,
             tasks.reversal_task,
             steps=20,

@@ -37,7 +37,7 @@ def test_bad_input(x, k, error):
 # NeRF and Fourier-feature mappings, against hand values and the formulas of the papers
 # (Mildenhall et al. 2020, eq. 4; Tancik et al. 2020) and the official code.
 import sinpe.fourier as fourier  # noqa: E402
-from sinpe import experiments, nn  # noqa: E402
+from sinpe import nn, training  # noqa: E402
 
 
 def test_nerf_official_golden():
@@ -151,11 +151,11 @@ def test_mlp_gradients_and_fit():
     rng = np.random.default_rng(0)
     for output in ("linear", "sigmoid"):
         mlp = nn.MLP([3, 5, 4, 2], rng, output=output)
-        errors = nn.check_gradients(mlp, rng.normal(size=(6, 3)))
+        errors = training.check_gradients(mlp, rng.normal(size=(6, 3)))
         assert max(errors.values()) < 1e-6
     x = np.linspace(0, 1, 32)[:, None]
     mlp = nn.MLP([1, 16, 1], np.random.default_rng(1))
-    log = experiments.fit_regression(
+    log = training.fit_regression(
         mlp, x, 2 * x - 1, steps=300, lr=1e-2, eval_inputs=x, record_every=100
     )
     assert log.steps == [100, 200, 300] and log.losses[-1] < 1e-3

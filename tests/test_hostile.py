@@ -58,32 +58,12 @@ from sinpe import (
     rope,
     symbolic,
     tasks,
+    training,
 )
 
-MODULES = (
-    "sinpe",
-    "sinpe.core",
-    "sinpe.conventions",
-    "sinpe.geometry",
-    "sinpe.images",
-    "sinpe.inspection",
-    "sinpe.numerics",
-    "sinpe.binary",
-    "sinpe.fourier",
-    "sinpe.rope",
-    "sinpe.alibi",
-    "sinpe.checks",
-    "sinpe.checkpoint",
-    "sinpe.files",
-    "sinpe.cli",
-    "sinpe.claims",
-    "sinpe.experiments",
-    "sinpe.tasks",
-    "sinpe.pytorch_record",
-    "sinpe.nn",
-    "sinpe.plotting",
-    "sinpe.symbolic",
-)
+#: Every module the package lists (``sinpe.SUBMODULES``; ``tests/test_lists.py`` checks
+#: that it names every public module on disk), so a new module is swept without a list here.
+MODULES = ("sinpe", *(f"sinpe.{name}" for name in sinpe.SUBMODULES))
 
 # Public callables that are not functions of data, so not in CASES.
 SKIP = {
@@ -106,8 +86,8 @@ SKIP = {
     # every bad argument and file is tested in tests/test_inspect_cli.py.
     "sinpe.cli.main": "argparse's entry point; tests/test_inspect_cli.py runs its refusals",
     "sinpe.pytorch_record.RecordedLayer": "result record of recorded_layers",
-    "sinpe.experiments.RegressionLog": "result record of fit_regression",
-    "sinpe.experiments.TrainingLog": "result record of train",
+    "sinpe.training.RegressionLog": "result record of fit_regression",
+    "sinpe.training.TrainingLog": "result record of train",
     "sinpe.symbolic.VerifiedIdentity": "result record of the verify_* functions",
     # The abstract base of the layers: no arguments, covered through its subclasses.
     "sinpe.nn.Module": "abstract base class, covered via Linear, MLP, ...",
@@ -473,8 +453,8 @@ CASES: dict[str, Case] = {
     "sinpe.inspection.shift_rotation_residual": Case(
         inspection.shift_rotation_residual, lambda: dict(table=_matrix(6, 3), offset=1)
     ),
-    "sinpe.experiments.fit_regression": Case(
-        experiments.fit_regression,
+    "sinpe.training.fit_regression": Case(
+        training.fit_regression,
         lambda: dict(
             model=nn.MLP([2, 4, 1], _rng()),
             inputs=_matrix(5, 2),
@@ -509,8 +489,8 @@ CASES: dict[str, Case] = {
         ),
         poison=("tokens", "targets", "per_position", "causal"),
     ),
-    "sinpe.experiments.train": Case(
-        experiments.train,
+    "sinpe.training.train": Case(
+        training.train,
         lambda: dict(
             model=_model(),
             task=tasks.reversal_task,
@@ -532,8 +512,8 @@ CASES: dict[str, Case] = {
         lambda: dict(sizes=[2, 3, 1], rng=_rng(), output="linear"),
         poison=("sizes", "output"),
     ),
-    "sinpe.nn.Adam": Case(
-        nn.Adam,
+    "sinpe.training.Adam": Case(
+        training.Adam,
         lambda: dict(module=nn.Linear(2, 2, _rng()), lr=1e-3, betas=(0.9, 0.999), eps=1e-8),
         poison=("lr", "betas", "eps"),
     ),
@@ -619,8 +599,8 @@ CASES: dict[str, Case] = {
         ),
         infinite_ok=True,  # -inf marks the masked (query, key) pairs
     ),
-    "sinpe.nn.check_gradients": Case(
-        nn.check_gradients,
+    "sinpe.training.check_gradients": Case(
+        training.check_gradients,
         lambda: dict(module=nn.Linear(2, 2, _rng()), inputs=_matrix(3, 2), delta=1e-6, seed=0),
         poison=("inputs", "delta", "seed"),
     ),
@@ -628,8 +608,8 @@ CASES: dict[str, Case] = {
     "sinpe.nn.gelu_backward": Case(
         nn.gelu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
     ),
-    "sinpe.nn.linear_probe": Case(
-        nn.linear_probe,
+    "sinpe.inspection.linear_probe": Case(
+        inspection.linear_probe,
         lambda: dict(
             features=_matrix(8, 3),
             labels=np.arange(8) % 2,
@@ -641,8 +621,8 @@ CASES: dict[str, Case] = {
     "sinpe.nn.mean_squared_error": Case(
         nn.mean_squared_error, lambda: dict(prediction=_matrix(2, 3), target=_matrix(2, 3, 1))
     ),
-    "sinpe.nn.position_probes": Case(
-        nn.position_probes,
+    "sinpe.inspection.position_probes": Case(
+        inspection.position_probes,
         lambda: dict(states=_matrix(16, 4), n_train=8, max_offset=2, ridge=1e-3),
     ),
     "sinpe.nn.relu": Case(nn.relu, lambda: dict(x=_matrix(2, 3))),
@@ -806,7 +786,7 @@ def _finite(value, where="result", infinite_ok=False):
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             _finite(getattr(value, f.name), f"{where}.{f.name}")
-    elif isinstance(value, (nn.Module, nn.Adam)):
+    elif isinstance(value, (nn.Module, training.Adam)):
         for key, item in vars(value).items():
             if isinstance(item, (np.ndarray, float, list, dict, nn.Module)):
                 _finite(item, f"{where}.{key}")

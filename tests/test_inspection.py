@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import experiments, inspection, nn
+from sinpe import experiments, inspection, nn, training
 from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
 
 # ---------------------------------------------------------------------------------
@@ -453,7 +453,7 @@ def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
         temperature=temperature,
     )
     x = np.random.default_rng(1).normal(size=(2, 5, 8))
-    errors = nn.check_gradients(attention, x)
+    errors = training.check_gradients(attention, x)
     assert max(errors.values()) < 1e-6, errors
 
 

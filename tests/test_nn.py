@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sinpe import nn
+from sinpe import inspection, nn, training
 
 
 def numeric_gradient(function, array, delta=1e-6):
@@ -111,7 +111,7 @@ def test_encoder_layer(norm_first, activation):
     check_module(layer, x, lambda inputs: layer.forward(inputs, np.triu(np.ones((3, 3), bool), 1)))
 
 
-@pytest.mark.parametrize("positions", ["sinusoidal", "learned", "none"])
+@pytest.mark.parametrize("positions", nn.ADDED_ENCODINGS)
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_with_cross_entropy(positions, norm_first):
     model = nn.TokenModel(
@@ -144,7 +144,7 @@ def test_cross_entropy_gradient():
 def test_adam_matches_the_published_update():
     model = nn.Linear(2, 1, np.random.default_rng(0))
     start = model.params["weight"].copy()
-    optimizer = nn.Adam(model, lr=0.1)
+    optimizer = training.Adam(model, lr=0.1)
     model.grads["weight"][:] = [[0.5, -2.0]]
     optimizer.step()
     # First step: m_hat = g, v_hat = g^2, so the update is lr * g / (|g| + eps) = lr * sign(g).
@@ -176,7 +176,7 @@ def test_check_gradients_helper_agrees_and_can_fail():
     rng = np.random.default_rng(0)
     layer = nn.EncoderLayer(4, 2, 6, rng)
     x = rng.normal(size=(1, 3, 4))
-    errors = nn.check_gradients(layer, x)
+    errors = training.check_gradients(layer, x)
     assert set(errors) == {"input"} | {name for name, _, _ in layer.named_parameters()}
     assert max(errors.values()) < 1e-6
 
@@ -185,15 +185,15 @@ def test_check_gradients_helper_agrees_and_can_fail():
             return 2 * super().backward(dout)
 
     broken = Broken(3, 2, rng)
-    assert nn.check_gradients(broken, rng.normal(size=(2, 3)))["input"] > 0.5
+    assert training.check_gradients(broken, rng.normal(size=(2, 3)))["input"] > 0.5
 
 
-@pytest.mark.parametrize("relative", ["rope", "alibi"])
+@pytest.mark.parametrize("relative", [e for e in nn.ATTENTION_ENCODINGS if e != "none"])
 def test_attention_with_relative_positions(relative):
     rng = np.random.default_rng(0)
     attention = nn.MultiHeadAttention(8, 2, rng, encoding=relative)
     x = rng.normal(size=(2, 5, 8))
-    errors = nn.check_gradients(attention, x)
+    errors = training.check_gradients(attention, x)
     assert max(errors.values()) < 1e-6
     model = nn.TokenModel(6, 8, 2, 8, 1, encoding=relative, max_len=4, seed=0)
     assert "position.weight" not in dict((n, v) for n, v, _ in model.named_parameters())
@@ -227,7 +227,7 @@ def test_encoder_layer_without_residuals(norm_first, activation):
     x = rng.normal(size=(2, 3, 6))
     causal = np.triu(np.ones((3, 3), bool), 1)
     check_module(layer, x, lambda inputs: layer.forward(inputs, causal))
-    errors = nn.check_gradients(layer, x)
+    errors = training.check_gradients(layer, x)
     assert max(errors.values()) < 1e-6
     # the forward pass is the composition of the blocks, with nothing added back
     attn, norm1, norm2 = (layer.children[n] for n in ("self_attn", "norm1", "norm2"))
@@ -284,21 +284,21 @@ def test_linear_probe_reads_linear_labels_and_not_random_ones():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(600, 4))
     labels = (x @ [1.0, -2.0, 0.5, 0.0] > 0) + 2 * (x[:, 3] > 0)  # four linear classes
-    assert nn.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
+    assert inspection.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
     shuffled = rng.permutation(labels)
-    assert nn.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
+    assert inspection.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
     # a constant feature is allowed (only centred), and an unseen test label is an error
     padded = np.hstack([x, np.ones((600, 1))])
     unseen = np.where(labels[400:] == 2, 7, labels[400:])
-    assert nn.linear_probe(padded[:400], labels[:400], padded[400:], unseen) < nn.linear_probe(
-        padded[:400], labels[:400], padded[400:], labels[400:]
-    )
+    assert inspection.linear_probe(
+        padded[:400], labels[:400], padded[400:], unseen
+    ) < inspection.linear_probe(padded[:400], labels[:400], padded[400:], labels[400:])
     with pytest.raises(ValueError, match="features"):
-        nn.linear_probe(x[:, 0], labels, x, labels)
+        inspection.linear_probe(x[:, 0], labels, x, labels)
     with pytest.raises(ValueError, match="one label per row"):
-        nn.linear_probe(x, labels[:10], x, labels)
+        inspection.linear_probe(x, labels[:10], x, labels)
     with pytest.raises(ValueError, match="ridge"):
-        nn.linear_probe(x, labels, x, labels, ridge=0.0)
+        inspection.linear_probe(x, labels, x, labels, ridge=0.0)
 
 
 def test_position_probes_read_sinusoids_and_nothing_from_noise():
@@ -306,22 +306,22 @@ def test_position_probes_read_sinusoids_and_nothing_from_noise():
 
     rng = np.random.default_rng(0)
     words = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # 5 token vectors
-    assert nn.position_probes(
+    assert inspection.position_probes(
         words + 2 * positional_encoding(np.arange(12), 16), n_train=30, max_offset=3
     ) == (1.0, 1.0)
     tokens = rng.normal(size=(40, 12, 16))  # content that knows no position
-    absolute, offset = nn.position_probes(tokens, n_train=30, max_offset=3)
+    absolute, offset = inspection.position_probes(tokens, n_train=30, max_offset=3)
     chance_offset = 11 / (2 * (11 + 10 + 9))  # the largest classes, offsets +-1
     assert absolute < 2 / 12 and offset < 2 * chance_offset
     # the same state at every position: nothing to read but the majority class
     flat = np.broadcast_to(rng.normal(size=(40, 1, 16)), (40, 12, 16))
-    assert nn.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
+    assert inspection.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
     with pytest.raises(ValueError, match="shape"):
-        nn.position_probes(tokens[0], n_train=30, max_offset=3)
+        inspection.position_probes(tokens[0], n_train=30, max_offset=3)
     with pytest.raises(ValueError, match="n_train"):
-        nn.position_probes(tokens, n_train=40, max_offset=3)
+        inspection.position_probes(tokens, n_train=40, max_offset=3)
     with pytest.raises(ValueError, match="max_offset"):
-        nn.position_probes(tokens, n_train=30, max_offset=0)
+        inspection.position_probes(tokens, n_train=30, max_offset=0)
 
 
 def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
@@ -335,6 +335,51 @@ def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
     first, second = np.nonzero((gaps > 0) & (gaps <= 3))
     offsets = first - second
     for features in (table[first] - table[second], np.hstack([table[first], table[second]])):
-        assert nn.linear_probe(features, offsets, features, offsets) < 0.5
+        assert inspection.linear_probe(features, offsets, features, offsets) < 0.5
     states = np.broadcast_to(table, (6, 16, 32))
-    assert nn.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+    assert inspection.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+
+
+def _displayed_code(root):
+    """``(chapter, file, object)`` for every ``literalinclude`` with a ``:pyobject:``."""
+    import re
+
+    found = []
+    for chapter in sorted((root / "book").glob("ch*.md")):
+        for path, block in re.findall(
+            r"```\{literalinclude\} (\S+)\n((?::[a-z]+:.*\n)*)", chapter.read_text()
+        ):
+            name = re.search(r":pyobject: (\S+)", block)
+            if name:
+                found.append((chapter.name, (chapter.parent / path).resolve(), name.group(1)))
+    return found
+
+
+def _lines(path, dotted):
+    """Lines of a function (or method) and of its docstring, from the source."""
+    import ast
+
+    node = ast.parse(path.read_text())
+    for part in dotted.split("."):
+        node = next(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, (ast.FunctionDef, ast.ClassDef)) and child.name == part
+        )
+    first = node.body[0]
+    docstring = first.end_lineno - first.lineno + 1 if ast.get_docstring(node) else 0
+    return node.end_lineno - node.lineno + 1, docstring
+
+
+def test_the_code_the_book_shows_is_mostly_code(root):
+    """Issue 31: the methods chapter 4 displays carry a one-line summary (shapes in
+    comments, parameters documented once on the class): docstrings under 25 % of the
+    lines shown."""
+    shown = _displayed_code(root)
+    assert len(shown) >= 4, shown
+    total = documentation = 0
+    for chapter, path, name in shown:
+        lines, docstring = _lines(path, name)
+        assert docstring <= 1, f"{chapter} shows {name} with a {docstring}-line docstring"
+        total, documentation = total + lines, documentation + docstring
+    assert documentation / total < 0.25, (documentation, total)

@@ -7,12 +7,13 @@ user is most likely to meet, and the results that must not change silently.
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn, tasks
+from sinpe import experiments, inspection, nn, tasks, training
 
 
 def _rng():
@@ -40,9 +41,9 @@ def _model(**options):
         (lambda: nn.EncoderLayer(8, 2, 0, _rng()), ValueError, "d_ff"),
         (lambda: nn.MLP("2,4,1", _rng()), TypeError, "sizes"),
         (lambda: nn.MLP([2, 0, 1], _rng()), ValueError, r"sizes\[1\]"),
-        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), lr=-1.0), ValueError, "lr"),
-        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), betas=(0.9, 1.0)), ValueError, "betas"),
-        (lambda: nn.Adam(nn.Linear(2, 2, _rng()), eps=0.0), ValueError, "eps"),
+        (lambda: training.Adam(nn.Linear(2, 2, _rng()), lr=-1.0), ValueError, "lr"),
+        (lambda: training.Adam(nn.Linear(2, 2, _rng()), betas=(0.9, 1.0)), ValueError, "betas"),
+        (lambda: training.Adam(nn.Linear(2, 2, _rng()), eps=0.0), ValueError, "eps"),
         (lambda: nn.Linear(10**6, 10**6, _rng()), ValueError, "entries"),
         (lambda: nn.attention_bias(None, None, 1, 0, 3), ValueError, "heads"),
         (lambda: nn.attention_bias(None, None, 1, 2, 3, np.int8), TypeError, "dtype"),
@@ -57,7 +58,7 @@ def test_token_model_lists_every_position_scheme():
     with pytest.raises(ValueError) as caught:
         nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi ")
     assert "kind" not in str(caught.value)  # the caller never passed `kind`
-    for scheme in ("sinusoidal", "learned", "none", "rope", "alibi"):
+    for scheme in nn.ENCODINGS:
         assert repr(scheme) in str(caught.value)
 
 
@@ -128,19 +129,19 @@ def test_gelu_of_a_scalar_and_of_huge_values():
 
 def test_check_gradients_checks_its_step():
     with pytest.raises(ValueError, match="delta"):
-        nn.check_gradients(nn.Linear(2, 2, _rng()), np.ones((3, 2)), delta=0.0)
+        training.check_gradients(nn.Linear(2, 2, _rng()), np.ones((3, 2)), delta=0.0)
 
 
 def test_diverging_training_raises_in_words():
     model = nn.MLP([1, 4, 1], _rng())
     x = np.linspace(-1, 1, 8)[:, None]
     with pytest.raises(ValueError, match="diverged"):
-        experiments.fit_regression(model, x, x, steps=50, lr=1e200)
+        training.fit_regression(model, x, x, steps=50, lr=1e200)
 
 
 def test_fit_regression_refuses_targets_of_the_wrong_width():
     with pytest.raises(ValueError, match="one column per model output"):
-        experiments.fit_regression(
+        training.fit_regression(
             nn.MLP([1, 4, 1], _rng()), np.ones((5, 1)), np.ones((5, 2)), steps=1
         )
 
@@ -155,7 +156,7 @@ def test_linear_probe_ignores_a_feature_that_varies_only_by_rounding():
     features = (0.1 + ulp * train_labels)[:, None]
     test_labels = np.array([0, 1, 1, 1])
     test_features = (0.1 + ulp * (1 - test_labels))[:, None]
-    accuracy = nn.linear_probe(features, train_labels, test_features, test_labels)
+    accuracy = inspection.linear_probe(features, train_labels, test_features, test_labels)
     assert accuracy == 0.25  # only the single test row labelled 0 is right
 
 
@@ -181,7 +182,7 @@ def test_documented_errors_instead_of_crashes():
     with pytest.raises(ValueError, match="recipe"):
         numerics.computed_in([1.0], 8, "float64", recipe="bogus")
     with pytest.raises(TypeError, match="token ids"):
-        nn.check_gradients(_model(), np.array([[1, 2]]))
+        training.check_gradients(_model(), np.array([[1, 2]]))
 
 
 def test_convert_qk_weight_names_an_odd_head_width():
@@ -189,3 +190,39 @@ def test_convert_qk_weight_names_an_odd_head_width():
 
     with pytest.raises(ValueError, match="head width of 3"):
         rope.convert_qk_weight(np.ones((6, 4)), 2, "interleaved", "concat")
+
+
+def test_a_token_model_checks_each_argument_once(monkeypatch):
+    """Issue 31: the public entry point checks its arguments once; the children it
+    builds (embedding, position, layers, head) trust them instead of checking again."""
+    calls = collections.Counter()
+
+    def counting(name, check):
+        def counted(*args, **kwargs):
+            if name == "check_entries":
+                label = kwargs["what"]
+            elif name in ("check_d_model", "check_base"):
+                label = kwargs.get("name", name.removeprefix("check_"))
+            else:
+                label = args[1] if len(args) > 1 else kwargs["name"]
+            calls[name, label] += 1
+            return check(*args, **kwargs)
+
+        return counted
+
+    checks = [name for name in dir(nn) if name.startswith("check_")]
+    assert {"check_count", "check_d_model", "check_entries", "check_flag"} <= set(checks)
+    for name in checks:
+        monkeypatch.setattr(nn, name, counting(name, getattr(nn, name)))
+    nn.TokenModel(10, 8, 2, 16, 1)
+    width = calls["check_count", "d_model"] + calls["check_d_model", "d_model"]
+    assert width == 1, calls
+    again = {key: count for key, count in calls.items() if count > 1}
+    # The head and linear1 are two weights of the same kind (one label, two shapes).
+    assert again == {("check_entries", "the weight of Linear(d_in, d_out)"): 2}, again
+    for argument in ("vocab", "n_heads", "d_ff", "max_len", "n_layers", "seed", "encoding"):
+        assert sum(count for (_, label), count in calls.items() if label == argument) == 1
+    # A child built on its own still checks everything it is given.
+    calls.clear()
+    nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
+    assert calls["check_count", "d_model"] == 1 and calls["check_count", "d_ff"] == 1

@@ -87,13 +87,13 @@ def probe(tmp_path_factory):
     return _notebook(
         tmp_path_factory.mktemp("probe"),
         [
-            "import numpy as np, sinpe\nfrom sinpe import nn\n"
+            "import numpy as np, sinpe\nfrom sinpe import nn, training\n"
             "print(sinpe.frequencies(64)[1:5].tolist())",
             "print(np.power(10000.0, -2.0 * np.arange(1, 5) / 64).tolist())",
             "model = nn.MLP([2, 16, 1], np.random.default_rng(0))\n"
             "x = np.random.default_rng(1).normal(size=(64, 2))\n"
             "y = np.sin(3 * x[:, :1]) * x[:, 1:]\n"
-            "optimizer = nn.Adam(model, lr=0.05)\n"
+            "optimizer = training.Adam(model, lr=0.05)\n"
             "for _ in range(200):\n"
             "    model.zero_grad()\n"
             "    loss, grad = nn.mean_squared_error(model.forward(x), y)\n"

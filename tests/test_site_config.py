@@ -64,3 +64,20 @@ def test_workflows_pin_every_action_and_ask_for_least_privilege(root):
     assert release[True]["push"]["tags"] == ["v*"]
     publish = next(job for job in release["jobs"].values() if "environment" in job)
     assert publish["permissions"] == {"id-token": "write"}
+
+
+def test_the_book_links_offline_through_inventories_it_ships(root):
+    """Issue 31: ``make book`` installs nothing; the intersphinx inventories are files
+    of the repository, each a Sphinx inventory of the project it names."""
+    mapping = _config(root)["sphinx"]["config"]["intersphinx_mapping"]
+    projects = {"python": "Python", "sympy": "SymPy"}
+    assert set(mapping) == set(projects)
+    for key, (url, inventory) in mapping.items():
+        assert url.startswith("https://") and not inventory.startswith("/")
+        head = (root / inventory).read_bytes()[:200].decode("ascii", "replace")
+        assert head.startswith("# Sphinx inventory version 2"), inventory
+        assert f"# Project: {projects[key]}\n" in head, inventory
+    make = (root / "Makefile").read_text()
+    # apt-get appears only in what make pdf prints to install TeX, never run
+    runs_apt = [line for line in make.splitlines() if "apt-get" in line and "echo" not in line]
+    assert not runs_apt and "doc-inventories" not in make

@@ -15,7 +15,7 @@ import pytest
 import threadpoolctl
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from sinpe import _threads, experiments, fourier, nn, tasks
+from sinpe import _threads, experiments, fourier, inspection, nn, tasks, training
 from sinpe._threads import one_blas_thread
 
 
@@ -48,7 +48,7 @@ def test_train_runs_with_one_thread_and_restores_the_pool(two_threads):
         seen.append(blas_threads())
         return tasks.previous_token_task(*args)
 
-    experiments.train(model(), task, steps=3, length=16, vocab=10, batch=32)
+    training.train(model(), task, steps=3, length=16, vocab=10, batch=32)
     assert seen == [[1]] * 3
     assert blas_threads() == [2]
 
@@ -58,7 +58,7 @@ def test_the_pool_is_restored_after_an_exception(two_threads):
         raise RuntimeError(f"inside: {blas_threads()}")
 
     with pytest.raises(RuntimeError, match=r"inside: \[1\]"):
-        experiments.train(model(), task, steps=3, length=16, vocab=10)
+        training.train(model(), task, steps=3, length=16, vocab=10)
     assert blas_threads() == [2]
 
 
@@ -94,7 +94,7 @@ def test_every_entry_point_runs_with_one_thread(two_threads, monkeypatch):
     mlp = Recording([2, 8, 1], rng)
     mlp.seen = []
     x = rng.normal(size=(20, 2))
-    experiments.fit_regression(mlp, x, x[:, :1], steps=2, eval_inputs=x, record_every=1)
+    training.fit_regression(mlp, x, x[:, :1], steps=2, eval_inputs=x, record_every=1)
     assert mlp.seen and all(seen == [1] for seen in mlp.seen)
     tokens = RecordingTokens(10, 8, 2, 16, 1, seed=0)
     tokens.seen = []
@@ -103,9 +103,9 @@ def test_every_entry_point_runs_with_one_thread(two_threads, monkeypatch):
     seen = []
     solve_recording(seen, monkeypatch)
     labels = (x[:, 0] > 0).astype(int)
-    nn.linear_probe(x, labels, x, labels)
+    inspection.linear_probe(x, labels, x, labels)
     fourier.feature_regression(x, x, x)
-    nn.position_probes(rng.normal(size=(4, 5, 3)), n_train=2, max_offset=2)
+    inspection.position_probes(rng.normal(size=(4, 5, 3)), n_train=2, max_offset=2)
     assert seen == [[1]] * 4  # 1 + 1 + the two probes of position_probes
     assert blas_threads() == [2]
 
@@ -188,8 +188,8 @@ def test_results_are_bit_identical_with_and_without_the_limit(two_threads):
         seen.append(blas_threads())
         return tasks.previous_token_task(*args)
 
-    log = experiments.train(limited, tasks.previous_token_task, held_out=held_out, **options)
-    free_log = experiments.train.__wrapped__(free, task, held_out=held_out, **options)
+    log = training.train(limited, tasks.previous_token_task, held_out=held_out, **options)
+    free_log = training.train.__wrapped__(free, task, held_out=held_out, **options)
     assert seen == [[2]] * 20  # the undecorated run had two threads
     assert log == free_log  # every loss and accuracy, exactly
     for (name, value), (free_name, free_value) in zip(

@@ -1,0 +1,584 @@
+"""Training the NumPy Transformer of :mod:`sinpe.nn`: the optimiser, the loop, the check.
+
+:class:`Adam` updates a module's parameters from the gradients its backward pass
+accumulated; :func:`train` runs it on fresh batches of a task of :mod:`sinpe.tasks`,
+:func:`fit_regression` on data (one loop for both); :func:`check_gradients`
+compares a backward pass with finite differences. The model is :mod:`sinpe.nn`, what
+is measured with it :mod:`sinpe.experiments` and :mod:`sinpe.inspection` (nanoGPT's
+``model.py`` / ``train.py`` split). NumPy only.
+
+Used in: chapters 4, 5, 6 and 8.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sinpe import nn
+from sinpe._threads import one_blas_thread
+from sinpe._validation import (
+    check_count,
+    check_flag,
+    check_float_array,
+    check_instance,
+    check_real,
+)
+from sinpe.experiments import token_accuracy
+from sinpe.tasks import Task
+
+__all__ = [
+    "Adam",
+    "RegressionLog",
+    "TrainingLog",
+    "check_gradients",
+    "fit_regression",
+    "train",
+]
+
+#: Most optimisation steps accepted by :func:`train` and :func:`fit_regression`.
+MAX_STEPS = 10**6
+
+
+class Adam:
+    """Adam (Kingma & Ba 2015) over a module's parameters, updated in place.
+
+    Each :meth:`step` reads the gradients the module has accumulated (call
+    ``module.zero_grad()`` before each backward pass) and applies the
+    bias-corrected update ``lr * m_hat / (sqrt(v_hat) + eps)``, without weight
+    decay. The moments are kept for the parameters the module has when the
+    optimiser is made.
+
+    Parameters
+    ----------
+    module : sinpe.nn.Module
+        The module whose parameters (children included) are optimised.
+    lr : float, optional
+        Learning rate (> 0).
+    betas : tuple of (float, float), optional
+        Decay rates of the first and second moments, each in ``[0, 1)``; a
+        list of two is accepted too.
+    eps : float, optional
+        Added to the denominator (> 0).
+
+    Attributes
+    ----------
+    step_count : int
+        Steps taken so far.
+    moments : dict of str to tuple of numpy.ndarray
+        The first and second moments of each parameter, by name.
+
+    Raises
+    ------
+    TypeError
+        If ``module`` is not a :class:`~sinpe.nn.Module`, ``betas`` is not a pair, or a
+        number is not real.
+    ValueError
+        If ``lr`` or ``eps`` is not a finite number > 0, or a beta is outside
+        ``[0, 1)``.
+
+    Examples
+    --------
+    The first step moves each parameter by ``lr`` against the sign of its
+    gradient (``m_hat = g`` and ``sqrt(v_hat) = |g|``):
+
+    >>> import numpy as np
+    >>> layer = nn.Linear(1, 1, np.random.default_rng(0))
+    >>> layer.params["weight"][:] = 0.5
+    >>> layer.grads["weight"][:] = 2.0
+    >>> Adam(layer, lr=0.1).step()
+    >>> layer.params["weight"].round(6).tolist()   # 0.5 - 0.1
+    [[0.4]]
+    """
+
+    def __init__(
+        self,
+        module: nn.Module,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
+        check_instance(module, "module", nn.Module)
+        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(
+                f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
+            )
+        betas = tuple(
+            check_real(beta, f"betas[{i}]", minimum=0.0, maximum=1.0, strict_maximum=True)
+            for i, beta in enumerate(betas)
+        )
+        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-8")
+        self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
+        self.step_count = 0
+        self.moments = {
+            name: (np.zeros_like(value), np.zeros_like(value))
+            for name, value, _ in module.named_parameters()
+        }
+
+    def step(self) -> None:
+        """Update every parameter in place from its current gradient.
+
+        Returns
+        -------
+        None
+        """
+        self.step_count += 1
+        beta1, beta2 = self.betas
+        correction1 = 1.0 - beta1**self.step_count
+        correction2 = 1.0 - beta2**self.step_count
+        for name, value, grad in self.module.named_parameters():
+            first, second = self.moments[name]
+            first *= beta1
+            first += (1.0 - beta1) * grad
+            second *= beta2
+            second += (1.0 - beta2) * grad * grad
+            value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)
+
+
+def check_gradients(
+    module: nn.Module, inputs: np.ndarray, forward=None, *, delta: float = 1e-6, seed: int = 0
+) -> dict[str, float]:
+    """Compare a module's backward pass with central finite differences.
+
+    Uses the scalar ``L = sum(forward(inputs) * R)`` for a fixed random ``R`` and
+    returns, for the input and every parameter, the largest deviation between
+    the analytic and the numerical gradient relative to the largest numerical
+    gradient entry (or to 0.01, if that is larger). Values near 1e-9 mean
+    agreement; a wrong backward pass gives O(1). Run it in float64, on small
+    shapes: it perturbs every entry twice. ``inputs`` and the parameters are
+    perturbed in place and restored; the gradients are zeroed first.
+
+    Parameters
+    ----------
+    module : sinpe.nn.Module
+        The module; its ``backward(dout)`` must return the gradient with respect
+        to ``inputs`` (so not :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
+    inputs : array_like of real
+        The input (float64 for meaningful differences).
+    forward : callable, optional
+        ``forward(inputs)`` returning the output; by default ``module.forward``.
+        Pass e.g. ``lambda x: layer.forward(x, mask)`` to check with a mask.
+    delta : float, optional
+        Step of the central differences, in ``(0, 1]``.
+    seed : int, optional
+        Seed of the random weights ``R`` (>= 0).
+
+    Returns
+    -------
+    dict of str to float
+        ``"input"`` and the name of every parameter (as
+        :meth:`sinpe.nn.Module.named_parameters`), each mapped to its relative deviation.
+
+    Raises
+    ------
+    TypeError
+        If ``module`` is not a :class:`~sinpe.nn.Module`, ``inputs`` are not real numbers,
+        ``delta`` is not a real number or ``seed`` not an integer.
+    ValueError
+        For NaN or infinite inputs, a ``delta`` outside ``(0, 1]``, or a
+        negative ``seed``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.random.default_rng(1).normal(size=(2, 3))
+    >>> errors = check_gradients(nn.LayerNorm(3), x)
+    >>> list(errors), max(errors.values()) < 1e-6
+    (['input', 'weight', 'bias'], True)
+    """
+    check_instance(module, "module", nn.Module)
+    if isinstance(module, (nn.Embedding, nn.TokenModel)):
+        raise TypeError(
+            f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "
+            f"token ids, which have no gradient. Check its layers (EncoderLayer, "
+            f"MultiHeadAttention, ...) one by one"
+        )
+    inputs = check_float_array(inputs, "inputs")
+    delta = check_real(delta, "delta", minimum=0.0, maximum=1.0, strict_minimum=True)
+    seed = check_count(seed, "seed", minimum=0, hint="such as 0")
+    run = forward or module.forward
+    weights = np.random.default_rng(seed).normal(size=run(inputs).shape)
+
+    def loss() -> float:
+        return float(np.sum(run(inputs) * weights))
+
+    def numerical(array: np.ndarray) -> np.ndarray:
+        grad = np.zeros_like(array)
+        flat, out = array.reshape(-1), grad.reshape(-1)
+        for index in range(flat.size):
+            saved = flat[index]
+            flat[index] = saved + delta
+            plus = loss()
+            flat[index] = saved - delta
+            out[index] = (plus - loss()) / (2 * delta)
+            flat[index] = saved
+        return grad
+
+    def deviation(analytic: np.ndarray, numeric: np.ndarray) -> float:
+        scale = max(float(np.max(np.abs(numeric))), 1e-2)
+        return float(np.max(np.abs(analytic - numeric))) / scale
+
+    module.zero_grad()
+    run(inputs)
+    dinputs = module.backward(weights)
+    if dinputs is None:
+        raise TypeError(
+            f"check_gradients needs a module whose backward returns the gradient of its "
+            f"input; {type(module).__name__}.backward returns None"
+        )
+    analytic = {name: grad.copy() for name, _, grad in module.named_parameters()}
+    errors = {"input": deviation(dinputs, numerical(inputs))}
+    for name, value, _ in module.named_parameters():
+        errors[name] = deviation(analytic[name], numerical(value))
+    return errors
+
+
+@dataclass
+class TrainingLog:
+    """Losses of every step and held-out accuracies every ``eval_every`` steps.
+
+    What :func:`train` returns. Each parameter is kept as the attribute of the
+    same name.
+
+    Parameters
+    ----------
+    losses : list of float, optional
+        The training loss of each step, step 1 first.
+    eval_steps : list of int, optional
+        The steps after which the held-out accuracy was measured.
+    eval_accuracy : list of float, optional
+        The held-out accuracy after each of ``eval_steps``.
+
+    Examples
+    --------
+    >>> log = TrainingLog(losses=[2.3, 1.2, 0.4], eval_steps=[2, 3], eval_accuracy=[0.5, 0.9])
+    >>> log.accuracy_at(3), log.first_step_reaching(0.8), log.first_step_reaching(0.95)
+    (0.9, 3, None)
+    """
+
+    losses: list[float] = field(default_factory=list)
+    eval_steps: list[int] = field(default_factory=list)
+    eval_accuracy: list[float] = field(default_factory=list)
+
+    def accuracy_at(self, step: int) -> float:
+        """The held-out accuracy evaluated after ``step`` steps.
+
+        Parameters
+        ----------
+        step : int
+            One of ``eval_steps``.
+
+        Returns
+        -------
+        float
+            The accuracy measured after that step.
+
+        Raises
+        ------
+        ValueError
+            If no evaluation was made after ``step``.
+        """
+        if step not in self.eval_steps:
+            raise ValueError(f"no evaluation after step {step}; evaluated at {self.eval_steps}")
+        return self.eval_accuracy[self.eval_steps.index(step)]
+
+    def first_step_reaching(self, accuracy: float) -> int | None:
+        """The first evaluated step with held-out accuracy >= ``accuracy``.
+
+        Parameters
+        ----------
+        accuracy : float
+            The accuracy to reach.
+
+        Returns
+        -------
+        int or None
+            The step, or ``None`` if no evaluation reached it.
+        """
+        for step, value in zip(self.eval_steps, self.eval_accuracy, strict=True):
+            if value >= accuracy:
+                return step
+        return None
+
+
+@one_blas_thread
+def train(
+    model: nn.TokenModel,
+    task: Task,
+    *,
+    steps: int,
+    length: int,
+    vocab: int,
+    batch: int = 64,
+    lr: float = 3e-3,
+    seed: int = 0,
+    held_out: tuple[np.ndarray, np.ndarray] | None = None,
+    eval_every: int = 50,
+    causal: bool = False,
+) -> TrainingLog:
+    """Train ``model`` with Adam on fresh batches of ``task``; returns the log.
+
+    Each step draws a new batch from ``np.random.default_rng(seed)``, so two
+    models trained with the same seed see the same data. With ``causal=True``
+    every token attends only to itself and earlier tokens. The loss is
+    :func:`sinpe.nn.softmax_cross_entropy` over all tokens; the parameters are
+    updated in place by :class:`Adam`. BLAS threads are limited to one
+    during the call: the matrices are small.
+
+    Parameters
+    ----------
+    model : sinpe.nn.TokenModel
+        The model to train, in place.
+    task : callable
+        ``task(rng, batch, length, vocab)`` returning ``(tokens, targets)``, such
+        as :func:`sinpe.tasks.reversal_task` or :func:`sinpe.tasks.previous_token_task`.
+    steps : int
+        Number of optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
+    length : int
+        Sequence length of the training batches.
+    vocab : int
+        Ids drawn by the task, from 1 to ``model.vocab``.
+    batch : int, optional
+        Sequences per step.
+    lr : float, optional
+        Adam's learning rate (> 0).
+    seed : int, optional
+        Seed of the generator the batches are drawn from (>= 0).
+    held_out : tuple of (numpy.ndarray, numpy.ndarray), optional
+        ``(tokens, targets)`` of shape ``(B, T)`` each, on which the accuracy is
+        measured after every ``eval_every`` steps and after the last one.
+    eval_every : int, optional
+        Steps between evaluations (at least 1).
+    causal : bool, optional
+        Train and evaluate with :func:`sinpe.nn.causal_mask`.
+
+    Returns
+    -------
+    TrainingLog
+        The loss of every step, and the accuracies on ``held_out`` (empty lists
+        without it).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.TokenModel`, ``task`` is not
+        callable, ``held_out`` is not a pair (a ``tuple``), a count is not an
+        integer, ``causal`` is not a boolean or ``lr`` is not a real number.
+    ValueError
+        If a count is out of range, ``vocab`` exceeds ``model.vocab``, ``lr`` is
+        not positive, ``held_out`` does not fit the model (as
+        :func:`~sinpe.experiments.token_accuracy`), or training diverges (a loss or parameter
+        stops being finite). The task raises for a bad ``batch`` or ``length``.
+
+    Examples
+    --------
+    Four steps of reversal, evaluated after steps 2 and 4:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> from sinpe.tasks import reversal_task
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
+    >>> held_out = reversal_task(np.random.default_rng(1), 4, 6, 10)
+    >>> log = train(model, reversal_task, steps=4, length=6, vocab=10, batch=8,
+    ...             held_out=held_out, eval_every=2)
+    >>> len(log.losses), log.eval_steps
+    (4, [2, 4])
+    >>> bool(abs(log.losses[0] - np.log(10)) < 0.5)   # near chance at first: ln 10
+    True
+    """
+    check_instance(model, "model", nn.TokenModel)
+    if not callable(task):
+        raise TypeError(f"task must be a function such as reversal_task, got {task!r}")
+    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 300")
+    eval_every = check_count(eval_every, "eval_every", hint="such as 50")
+    vocab = check_count(vocab, "vocab", maximum=model.vocab, hint="up to the model's vocab")
+    causal = check_flag(causal, "causal")
+    rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
+    log = TrainingLog()
+    mask = nn.causal_mask(length) if causal else None
+    if held_out is not None:
+        if not isinstance(held_out, tuple) or len(held_out) != 2:
+            raise TypeError("held_out must be a pair (tokens, targets) of (B, T) integer arrays")
+        token_accuracy(model, *held_out, causal=causal)  # checks them before training
+
+    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
+        tokens, targets = task(rng, batch, length, vocab)
+        return nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
+
+    def record(step: int, loss: float) -> None:
+        log.losses.append(loss)
+        if held_out is not None and (step % eval_every == 0 or step == steps):
+            log.eval_steps.append(step)
+            log.eval_accuracy.append(token_accuracy(model, *held_out, causal=causal))
+
+    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
+    return log
+
+
+def _adam(
+    model: nn.Module,
+    loss_and_gradient: Callable[[int], tuple[float, np.ndarray]],
+    record: Callable[[int, float], None],
+    *,
+    steps: int,
+    lr: float,
+) -> None:
+    """The training loop of :func:`train` and :func:`fit_regression`: Adam, full steps.
+
+    Each step zeroes the gradients, computes the loss and its gradient with
+    respect to the model's output, back-propagates, updates, checks that the
+    loss and every parameter are still finite, then calls ``record(step, loss)``.
+    """
+    optimizer = Adam(model, lr=lr)
+    for step in range(1, steps + 1):
+        model.zero_grad()
+        with np.errstate(all="ignore"):  # a diverging run is reported below, in words
+            loss, gradient = loss_and_gradient(step)
+            model.backward(gradient)
+            optimizer.step()
+        finite = math.isfinite(loss) and all(
+            np.isfinite(value).all() for _, value, _ in model.named_parameters()
+        )
+        if not finite:
+            raise ValueError(
+                f"training diverged at step {step}: the loss or a parameter is no longer "
+                f"finite; lower lr (e.g. to 1e-3) or rescale the data"
+            )
+        record(step, loss)
+
+
+@dataclass
+class RegressionLog:
+    """Training losses, and held-out predictions recorded every ``record_every`` steps.
+
+    What :func:`fit_regression` returns. Each parameter is kept as the attribute
+    of the same name.
+
+    Parameters
+    ----------
+    losses : list of float, optional
+        The training loss of each step, step 1 first.
+    steps : list of int, optional
+        The steps after which predictions were recorded.
+    predictions : list of numpy.ndarray, optional
+        The model's outputs on the evaluation inputs after each of ``steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log = RegressionLog(losses=[1.0, 0.5], steps=[2], predictions=[np.zeros((3, 1))])
+    >>> log.steps, log.predictions[0].shape
+    ([2], (3, 1))
+    """
+
+    losses: list[float] = field(default_factory=list)
+    steps: list[int] = field(default_factory=list)
+    predictions: list[np.ndarray] = field(default_factory=list)
+
+
+@one_blas_thread
+def fit_regression(
+    model: nn.Module,
+    inputs: np.ndarray,
+    targets: np.ndarray,
+    *,
+    steps: int,
+    lr: float = 1e-3,
+    eval_inputs: np.ndarray | None = None,
+    record_every: int = 100,
+) -> RegressionLog:
+    """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``.
+
+    Every step uses all rows of ``inputs``; the loss is
+    :func:`sinpe.nn.mean_squared_error` and the parameters are updated in place
+    by :class:`Adam`. BLAS threads are limited to one during the call:
+    the matrices are small.
+
+    Parameters
+    ----------
+    model : sinpe.nn.Module
+        A module whose ``forward(inputs)`` returns an array of the shape of
+        ``targets`` and whose ``backward`` accepts its gradient, such as
+        :class:`sinpe.nn.MLP`.
+    inputs : array_like of real, shape (N, F)
+        Training inputs, one example per row (``N >= 1``).
+    targets : array_like of real, shape (N, G)
+        Training targets.
+    steps : int
+        Number of steps, from 1 to ``MAX_STEPS`` (10**6).
+    lr : float, optional
+        Adam's learning rate (> 0).
+    eval_inputs : array_like of real, shape (M, F), optional
+        Inputs whose predictions are recorded every ``record_every`` steps and
+        after the last one.
+    record_every : int, optional
+        Steps between recordings (at least 1).
+
+    Returns
+    -------
+    RegressionLog
+        The loss of every step, and the recorded predictions (empty lists
+        without ``eval_inputs``).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`sinpe.nn.Module`, an array is not real
+        numbers, a count is not an integer, or ``lr`` is not a real number.
+    ValueError
+        If an array is not 2-d or holds NaN or infinities, ``inputs`` and
+        ``targets`` have no rows or different numbers of rows, the model's
+        outputs do not have the shape of ``targets``, a count is out of range,
+        ``lr`` is not positive, or training diverges.
+
+    Examples
+    --------
+    A linear model (no hidden layer) learning ``y = 2 x``, recorded after steps 2
+    and 4:
+
+    >>> import numpy as np
+    >>> from sinpe import nn
+    >>> model = nn.MLP([1, 1], np.random.default_rng(0))
+    >>> x = np.array([[0.0], [1.0], [2.0]])
+    >>> log = fit_regression(model, x, 2 * x, steps=4, lr=0.1,
+    ...                      eval_inputs=np.array([[3.0]]), record_every=2)
+    >>> log.steps, log.predictions[-1].shape, bool(log.losses[-1] < log.losses[0])
+    ([2, 4], (1, 1), True)
+    """
+    check_instance(model, "model", nn.Module)
+    inputs = check_float_array(inputs, "inputs", ndim=2)
+    targets = check_float_array(targets, "targets", ndim=2)
+    if inputs.shape[0] != targets.shape[0] or inputs.shape[0] == 0:
+        raise ValueError(
+            f"inputs and targets must have one row per example, got {inputs.shape} and "
+            f"{targets.shape}"
+        )
+    if eval_inputs is not None:
+        eval_inputs = check_float_array(eval_inputs, "eval_inputs", ndim=2)
+    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 500")
+    record_every = check_count(record_every, "record_every", hint="such as 100")
+    log = RegressionLog()
+
+    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
+        prediction = model.forward(inputs)
+        if prediction.shape != targets.shape:
+            raise ValueError(
+                f"the model's outputs have shape {prediction.shape}, targets {targets.shape}; "
+                f"pass targets with one column per model output"
+            )
+        if not np.isfinite(prediction).all():
+            return math.nan, np.zeros_like(prediction)  # reported as a divergence
+        return nn.mean_squared_error(prediction, targets)
+
+    def record(step: int, loss: float) -> None:
+        log.losses.append(loss)
+        if eval_inputs is not None and (step % record_every == 0 or step == steps):
+            log.steps.append(step)
+            log.predictions.append(model.forward(eval_inputs))
+
+    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
+    return log

@@ -1,0 +1,129 @@
+"""One source for every list (issue 31).
+
+The package lists its modules once (``sinpe.SUBMODULES``) and its position schemes
+once (``sinpe.nn.ENCODINGS``); tests, the wheel probe, the hostile sweep and the
+mutant runner read those instead of keeping copies. These tests check that the one
+list is right and that what depends on it cannot drift silently.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import pkgutil
+import re
+import sys
+
+import pytest
+
+import sinpe
+from sinpe import nn
+
+
+def _script(root, name):
+    spec = importlib.util.spec_from_file_location(name, root / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def mutants(root):
+    return _script(root, "mutants")
+
+
+@pytest.fixture(scope="module")
+def chapter_uses(root):
+    """``{module: chapter numbers}``: which chapters use each module in their own code."""
+    changed = _script(root, "changed_chapters")
+    uses: dict[str, set[int]] = {}
+    for path in sorted((root / "book").glob("ch[0-9][0-9]_*.md")):
+        for name in changed.imported_modules(changed.chapter_code(path)):
+            uses.setdefault(name.removeprefix("sinpe."), set()).add(int(path.name[2:4]))
+    return uses
+
+
+def used_in(chapters: set[int]) -> str:
+    """The signpost of a module's docstring: ``Used in: chapters 2, 4 and 6.``"""
+    numbers = [str(number) for number in sorted(chapters)]
+    if not numbers:
+        return "Used in: no chapter."
+    if len(numbers) == 1:
+        return f"Used in: chapter {numbers[0]}."
+    return f"Used in: chapters {', '.join(numbers[:-1])} and {numbers[-1]}."
+
+
+def test_submodules_name_every_public_module_on_disk():
+    on_disk = {
+        info.name for info in pkgutil.iter_modules(sinpe.__path__) if not info.name.startswith("_")
+    }
+    assert set(sinpe.SUBMODULES) == on_disk
+    assert len(sinpe.SUBMODULES) == len(set(sinpe.SUBMODULES))
+
+
+def test_every_mutant_quotes_a_line_of_the_source(mutants):
+    """A mutant whose original snippet no longer occurs (exactly once) tests nothing."""
+    assert mutants.check_snippets(mutants.selected(None)) == []
+
+
+def test_every_mutated_module_has_tests_found_for_it(mutants, root):
+    for file in {mutant.file for mutant in mutants.MUTANTS}:
+        assert (root / "sinpe" / file).is_file(), file
+        found = mutants.test_files(file)
+        assert found, f"no test file uses sinpe/{file}"
+        assert not set(found) & mutants.NOT_PER_MUTANT
+
+
+def test_the_test_files_of_a_module_are_the_ones_that_use_it(mutants):
+    uses = mutants.modules_used
+    assert uses("from sinpe import alibi, symbolic as sym\nsinpe.table(4, 8)") == {
+        "alibi", "symbolic", "core"
+    }  # fmt: skip
+    assert uses("from sinpe.rope import apply_rope\nimport sinpe.fourier as f") == {
+        "rope", "fourier"
+    }  # fmt: skip
+    assert uses("from sinpe import (\n    PrecisionWarning,\n    images,\n)") == {
+        "_validation", "images"
+    }  # fmt: skip
+    # alibi: the oracles before test_reported_bugs, whose alibi_slopes(10**9) would
+    # allocate gigabytes under a mutant without the limit.
+    alibi = mutants.test_files("alibi.py")
+    assert alibi.index("tests/test_oracles.py") < alibi.index("tests/test_reported_bugs.py")
+
+
+def test_encodings_are_the_added_and_the_in_attention_schemes():
+    assert set(nn.ENCODINGS) == set(nn.ADDED_ENCODINGS) | set(nn.ATTENTION_ENCODINGS)
+    assert len(nn.ENCODINGS) == len(set(nn.ENCODINGS))
+
+
+# sinpe/plotting.py was being edited on another branch when the signposts were made
+# checkable (issue 31): its line ("chapters 3, 4, 5, 6 and 7") misses chapters 1 and 8.
+# Strict: once the line is right, this mark fails and must go.
+STALE_ELSEWHERE = {"plotting": "signpost fixed when the plotting branch is merged"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=STALE_ELSEWHERE[name]))
+        if name in STALE_ELSEWHERE
+        else name
+        for name in sinpe.SUBMODULES
+    ],
+)
+def test_used_in_names_the_chapters_that_import_the_module(name, chapter_uses, root):
+    """The "Used in" signpost of each module is the chapters' own imports, so it
+    cannot go stale (d2l's "Defined in" pointers come from its code harvester)."""
+    source = (root / "sinpe" / f"{name}.py").read_text(encoding="utf-8")
+    docstring = " ".join(ast.get_docstring(ast.parse(source)).split())
+    stated = re.search(r"Used in: [^.]*\.", docstring)
+    expected = used_in(chapter_uses.get(name, set()))
+    assert stated and stated.group(0) == expected, f"sinpe/{name}.py should say: {expected}"
+
+
+def test_used_in_signposts_cannot_pass_unchecked():
+    assert used_in({6}) == "Used in: chapter 6."
+    assert used_in({6, 2, 4}) == "Used in: chapters 2, 4 and 6."
+    assert used_in(set()) == "Used in: no chapter."
