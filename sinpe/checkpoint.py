@@ -1,5 +1,7 @@
 """What the position tensors of a checkpoint are, and what is wrong with them.
 
+Used in: no chapter.
+
 :func:`inspect_tensor` takes one tensor and says what it is:
 
 * a 2-D additive table (``embed_positions.weight``, ``wpe.weight``, ...): the
@@ -28,9 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sinpe._table_scan import _layout_of
 from sinpe._validation import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
-from sinpe.checks import BUGGY_TABLES, _layout_of, buggy_table, inspect_table
+from sinpe.checks import BUGGY_TABLES, buggy_table, inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
 from sinpe.files import CheckpointError, StoredTensor

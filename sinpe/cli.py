@@ -1,5 +1,7 @@
 """The ``sinpe`` command: ``sinpe inspect PATH [--key NAME] [--json]``.
 
+Used in: chapter 6.
+
 Tells which positional encoding a checkpoint file holds, and what is wrong with
 it: every tensor whose name says "position" (:func:`sinpe.checkpoint.position_tensors`),
 or the one ``--key`` names, is read (:func:`sinpe.files.open_tensors`) and
