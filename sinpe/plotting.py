@@ -426,9 +426,9 @@ def shift_rotation(
         Even width of the encoding.
     pair : int
         The pair drawn, ``0 <= pair < d_model / 2``.
-    base : float, keyword-only
+    base : float, optional
         The base ``C`` of the frequencies.
-    color : str, keyword-only
+    color : str, optional
         Colour of the points and the arc.
 
     Returns
@@ -440,7 +440,7 @@ def shift_rotation(
     ------
     TypeError, ValueError
         For a non-finite position or shift, a bad width or base, or a pair out of
-        range (messages from :mod:`sinpe._validation`).
+        range (messages from ``sinpe._validation``).
 
     Examples
     --------
@@ -703,7 +703,7 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     ----------
     attention : sinpe.nn.MultiHeadAttention
         A layer that has run forward at least once.
-    sample, head : int, keyword-only
+    sample, head : int, optional
         Which sequence of the batch and which head.
 
     Returns
@@ -770,7 +770,7 @@ def attention_diagram(fig, attention, *, sample: int = 0, head: int = 0) -> dict
         An empty figure (without constrained layout; the axes are placed by hand).
     attention : sinpe.nn.MultiHeadAttention
         A layer that has run forward at least once.
-    sample, head : int, keyword-only
+    sample, head : int, optional
         Which sequence of the batch and which head.
 
     Returns
