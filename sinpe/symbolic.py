@@ -72,7 +72,7 @@ omega = sp.Symbol("omega", positive=True)
 
 # Longest statement (characters of LaTeX, both sides) that latex(stacked=True) keeps on
 # one line.
-_SHORT = 60
+_SHORT = 64
 
 Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
 
@@ -146,7 +146,7 @@ class VerifiedIdentity:
         stacked : bool, optional
             Put each right-hand side on a line of its own, under its left-hand
             side (``& lhs \\\\ &\\quad = rhs``) unless the statement is short
-            (60 characters of LaTeX at most), and drop the brackets of a
+            (64 characters of LaTeX at most), and drop the brackets of a
             function's argument where none are needed (``\\cos {k \\omega}``):
             about half as wide, so that a long identity fits a phone's screen. By
             default ``lhs &= rhs`` on one line.
@@ -1083,7 +1083,7 @@ def verify_periodic_features(
     if simplified != 0:
         raise IdentityError(f"f(features(x + 2 pi)) - f(features(x)) = {simplified}")
     statements = (
-        sp.Eq(sp.Symbol(r"\gamma(x + 2\pi)"), there.T.applyfunc(sp.simplify), evaluate=False),
+        sp.Eq(sp.Symbol(r"\gamma(x + 2\pi)"), there.applyfunc(sp.simplify), evaluate=False),
         sp.Eq(sp.Symbol(r"f(\gamma(x + 2\pi))"), sp.Symbol(r"f(\gamma(x))"), evaluate=False),
     )
     return VerifiedIdentity("periodic features", statements, {"features": here})

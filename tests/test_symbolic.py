@@ -146,7 +146,7 @@ def test_latex_keeps_each_left_hand_side():
 def test_stacked_latex_puts_each_side_on_its_own_line():
     # Theorem boxes on a phone (issue 18): each long right-hand side under its left-hand
     # side; a short statement stays on one line (issue 30).
-    long = "x_{" + "1" * 60 + "}"
+    long = "x_{" + "1" * 64 + "}"
     identity = sym.VerifiedIdentity(
         "two",
         (
