@@ -477,7 +477,7 @@ def shift_rotation(
             fontsize=MIN_FONT_SIZE,
         )
     ax.plot(ends[:, 0], ends[:, 1], "o", color=color, markersize=7, label="pair values")
-    arc = 0.45 * path  # the encodings in between, scaled: the path of the turn
+    arc = 0.35 * path  # the encodings in between, scaled: the path of the turn
     ax.plot(arc[:-1, 0], arc[:-1, 1], color=color, linewidth=1.5)
     ax.annotate(
         "", xy=arc[-1], xytext=arc[-3], arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.5}
@@ -485,7 +485,7 @@ def shift_rotation(
     middle = path[len(path) // 2]  # a unit vector halfway through the turn
     ax.annotate(
         rf"$k\omega_{pair}$",
-        0.72 * middle,
+        0.74 * middle,
         ha="center",
         va="center",
         fontsize=MIN_FONT_SIZE,
@@ -495,7 +495,8 @@ def shift_rotation(
     ax.set_title(
         rf"pair {pair}: $k\omega_{pair}$ = {np.degrees(turn):.0f}°", fontsize=MIN_FONT_SIZE + 1
     )
-    ax.grid(False)
+    ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), xticks=[-1, 0, 1], yticks=[-1, 0, 1])
+    ax.grid(False)  # room for the labels of points on the circle, inside the axes
     return turn
 
 

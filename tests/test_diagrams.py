@@ -72,7 +72,7 @@ def test_rotation_arc_turns_clockwise_by_k_omega(ax):
         for line in ax.lines
         if line.get_color() == plotting.COLORS[0] and line.get_linestyle() == "-"
     ]
-    assert np.allclose(np.hypot(arc[:, 0], arc[:, 1]), 0.45)  # on one circle
+    assert np.allclose(np.hypot(arc[:, 0], arc[:, 1]), 0.35)  # on one circle
     angles = np.unwrap(np.arctan2(arc[:, 1], arc[:, 0]))  # counterclockwise from x
     assert np.all(np.diff(angles) < 0)  # clockwise, as the position grows
     covered = angles[0] - angles[-1]
