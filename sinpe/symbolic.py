@@ -20,7 +20,7 @@ Used in: chapters 2, 6 and 8.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sinpe._validation import check_count, check_d_model, check_flag
@@ -68,6 +68,10 @@ angle = sp.Symbol("x", real=True)
 base = sp.Symbol("C", positive=True)
 #: A generic angular frequency ``omega``.
 omega = sp.Symbol("omega", positive=True)
+
+# Longest statement (characters of LaTeX, both sides) that latex(stacked=True) keeps on
+# one line.
+_SHORT = 64
 
 Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
 
@@ -133,17 +137,22 @@ class VerifiedIdentity:
     statements: tuple[sp.Eq, ...]
     objects: dict[str, sp.Basic] = field(default_factory=dict)
 
-    def latex(self, *, stacked: bool = False) -> str:
+    def latex(self, *, stacked: bool = False, between: str | Sequence[str] = "") -> str:
         """The statements as one LaTeX ``aligned`` block.
 
         Parameters
         ----------
         stacked : bool, optional
             Put each right-hand side on a line of its own, under its left-hand
-            side (``& lhs \\\\ &\\quad = rhs``), and drop the brackets of a
+            side (``& lhs \\\\ &\\quad = rhs``) unless the statement is short
+            (64 characters of LaTeX at most), and drop the brackets of a
             function's argument where none are needed (``\\cos {k \\omega}``):
             about half as wide, so that a long identity fits a phone's screen. By
             default ``lhs &= rhs`` on one line.
+        between : str or sequence of str, optional
+            Words between consecutive statements, each on a line of its own
+            (e.g. ``"and"``), with any ``$...$`` in them set as maths: one text
+            for every gap, or one per gap. By default none.
 
         Returns
         -------
@@ -154,7 +163,10 @@ class VerifiedIdentity:
         Raises
         ------
         TypeError
-            If ``stacked`` is not a boolean.
+            If ``stacked`` is not a boolean, or ``between`` not text.
+        ValueError
+            If ``between`` is a sequence with another length than the gaps, or
+            has an unpaired ``$``.
 
         Examples
         --------
@@ -163,8 +175,14 @@ class VerifiedIdentity:
         >>> identity = symbolic.VerifiedIdentity("one", (sp.Eq(sp.Symbol("x"), 1),))
         >>> print(identity.latex(stacked=True))
         \\begin{aligned}
-        & {x} \\\\
-        &\\quad = {1}
+        & {x} = {1}
+        \\end{aligned}
+        >>> two = symbolic.VerifiedIdentity("two", (sp.Eq(sp.Symbol("x"), 1),) * 2)
+        >>> print(two.latex(between="and"))
+        \\begin{aligned}
+        {x} &= {1} \\\\
+        &\\text{and} \\\\
+        {x} &= {1}
         \\end{aligned}
         """
         check_flag(stacked, "stacked")
@@ -175,14 +193,47 @@ class VerifiedIdentity:
         sides = [
             (sp.latex(eq.lhs, **options), sp.latex(eq.rhs, **options)) for eq in self.statements
         ]
-        if stacked:
-            lines = [f"& {{{lhs}}} \\\\\n&\\quad = {{{rhs}}}" for lhs, rhs in sides]
+        if stacked:  # a short statement stays on one line
+            lines = [
+                f"& {{{lhs}}} = {{{rhs}}}"
+                if len(lhs) + len(rhs) <= _SHORT
+                else f"& {{{lhs}}} \\\\\n&\\quad = {{{rhs}}}"
+                for lhs, rhs in sides
+            ]
         else:
             lines = [f"{{{lhs}}} &= {{{rhs}}}" for lhs, rhs in sides]
+        for index, words in reversed(list(enumerate(_gaps(between, len(lines) - 1)))):
+            if words:
+                lines.insert(index + 1, f"&{words}")
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex()}$"
+
+
+def _gaps(between: object, gaps: int) -> list[str]:
+    """``between`` as LaTeX, one line per gap: words in ``\\text``, ``$...$`` as math."""
+    if isinstance(between, str):
+        between = [between] * gaps
+    if not isinstance(between, (list, tuple)) or not all(isinstance(w, str) for w in between):
+        raise TypeError(f"between must be text or a list of texts, got {between!r}")
+    if len(between) != gaps:
+        raise ValueError(
+            f"between needs one text for each of the {gaps} gaps between statements, "
+            f"got {len(between)}"
+        )
+    lines = []
+    for words in between:
+        parts = words.split("$")
+        if len(parts) % 2 == 0:
+            raise ValueError(f"between has an unpaired '$' in {words!r}")
+        lines.append(
+            "".join(
+                (f"\\text{{{part}}}" if part else "") if index % 2 == 0 else part
+                for index, part in enumerate(parts)
+            )
+        )
+    return lines
 
 
 # ---------------------------------------------------------------------------
@@ -1031,7 +1082,7 @@ def verify_periodic_features(
     if simplified != 0:
         raise IdentityError(f"f(features(x + 2 pi)) - f(features(x)) = {simplified}")
     statements = (
-        sp.Eq(sp.Symbol(r"\gamma(x + 2\pi)"), there.T.applyfunc(sp.simplify), evaluate=False),
+        sp.Eq(sp.Symbol(r"\gamma(x + 2\pi)"), there.applyfunc(sp.simplify), evaluate=False),
         sp.Eq(sp.Symbol(r"f(\gamma(x + 2\pi))"), sp.Symbol(r"f(\gamma(x))"), evaluate=False),
     )
     return VerifiedIdentity("periodic features", statements, {"features": here})

@@ -100,6 +100,16 @@ SKIP = {
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
     "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",
     "sinpe.plotting.unit_circle": "draws (Matplotlib)",
+    "sinpe.plotting.shift_rotation": "draws (Matplotlib); its numbers go through "
+    "_validation and each refusal is tested in tests/test_diagrams.py",
+    "sinpe.plotting.encoder_layer": "draws (Matplotlib) an nn.EncoderLayer, refusals "
+    "tested in tests/test_diagrams.py",
+    "sinpe.plotting.encoder_layer_steps": "reads an nn.EncoderLayer's options, refusals "
+    "tested in tests/test_diagrams.py",
+    "sinpe.plotting.attention_steps": "reads an nn.MultiHeadAttention's cache, refusals "
+    "tested in tests/test_diagrams.py",
+    "sinpe.plotting.attention_diagram": "draws (Matplotlib) attention_steps, refusals "
+    "tested in tests/test_diagrams.py",
     # Records a notebook value exactly as myst_nb.glue does (tests/test_claims.py
     # compares the two outputs); any name and value myst-nb accepts, it accepts.
     "sinpe.claims.glue": "myst_nb.glue's contract, compared with it in test_claims",

@@ -144,20 +144,21 @@ def test_latex_keeps_each_left_hand_side():
 
 
 def test_stacked_latex_puts_each_side_on_its_own_line():
-    # Theorem boxes on a phone (issue 18): each right-hand side under its left-hand side.
+    # Theorem boxes on a phone (issue 18): each long right-hand side under its left-hand
+    # side; a short statement stays on one line (issue 30).
+    long = "x_{" + "1" * 64 + "}"
     identity = sym.VerifiedIdentity(
         "two",
         (
-            sp.Eq(sp.Symbol("[a]_{1}"), sp.Symbol("b"), evaluate=False),
+            sp.Eq(sp.Symbol("[a]_{1}"), sp.Symbol(long), evaluate=False),
             sp.Eq(sp.Symbol("c"), sp.Symbol("d"), evaluate=False),
         ),
     )
     assert identity.latex(stacked=True).split("\n") == [
         "\\begin{aligned}",
         "& {[a]_{1}} \\\\",
-        "&\\quad = {b} \\\\",
-        "& {c} \\\\",
-        "&\\quad = {d}",
+        f"&\\quad = {{{long}}} \\\\",
+        "& {c} = {d}",
         "\\end{aligned}",
     ]
     assert identity.latex(stacked=False) == identity.latex()
@@ -165,13 +166,37 @@ def test_stacked_latex_puts_each_side_on_its_own_line():
         identity.latex(stacked="yes")
 
 
+def test_latex_puts_words_between_statements():
+    # Issue 30: stacked statements read as one sentence, not as a column of formulas.
+    three = sym.VerifiedIdentity("three", (sp.Eq(sp.Symbol("x"), 1, evaluate=False),) * 3)
+    lines = three.latex(stacked=True, between=["and, written out, $R^T R = I$:", ""])
+    assert lines.split("\n") == [
+        "\\begin{aligned}",
+        "& {x} = {1} \\\\",
+        "&\\text{and, written out, }R^T R = I\\text{:} \\\\",
+        "& {x} = {1} \\\\",
+        "& {x} = {1}",
+        "\\end{aligned}",
+    ]
+    assert three.latex(between="and").count("\\text{and}") == 2
+    assert three.latex(between="") == three.latex()
+    with pytest.raises(ValueError, match="2 gaps"):
+        three.latex(between=["and"])
+    with pytest.raises(ValueError, match="unpaired"):
+        three.latex(between="and $x")
+    with pytest.raises(TypeError, match="between"):
+        three.latex(between=3)
+    # The theorems of chapter 2 still fail loudly on a wrong encoding.
+    with pytest.raises(sym.IdentityError):
+        sym.verify_pair_rotation(sym.WRONG_ENCODINGS["swapped layout (cos, sin)"])
+
+
 def test_stacked_latex_folds_function_brackets_only_where_unambiguous():
     k, omega, p, q = sp.symbols("k omega p q")
     identity = sym.VerifiedIdentity(
         "fold", (sp.Eq(sp.cos(k * omega), sp.cos(p - q), evaluate=False),)
     )
-    assert identity.latex(stacked=True).split("\n")[1:3] == [
-        "& {\\cos {k \\omega}} \\\\",
-        "&\\quad = {\\cos{\\left(p - q \\right)}}",  # p - q keeps its brackets
-    ]
+    assert identity.latex(stacked=True).split("\n")[1] == (
+        "& {\\cos {k \\omega}} = {\\cos{\\left(p - q \\right)}}"  # p - q keeps its brackets
+    )
     assert "\\cos{\\left(k \\omega \\right)}" in identity.latex()
