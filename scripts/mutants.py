@@ -1006,14 +1006,14 @@ MUTANTS: list[Mutant] = [
     # --- symbolic.py -------------------------------------------------------------
     M(
         "symbolic.py",
-        'lines = [f"& {{{lhs}}} \\\\\\\\\\n&\\\\quad = {{{rhs}}}" for lhs, rhs in sides]',
-        'lines = [f"{{{lhs}}} &= {{{rhs}}}" for lhs, rhs in sides]',
-        "VerifiedIdentity.latex: stacked ignored",
+        'else f"& {{{lhs}}} \\\\\\\\\\n&\\\\quad = {{{rhs}}}"',
+        'else f"& {{{lhs}}} = {{{rhs}}}"',
+        "VerifiedIdentity.latex: a long stacked statement kept on one line",
     ),
     M(
         "symbolic.py",
-        "        if stacked:\n",
-        "        if not stacked:\n",
+        "        if stacked:  # a short statement stays on one line\n",
+        "        if not stacked:  # a short statement stays on one line\n",
         "VerifiedIdentity.latex: stacked inverted",
     ),
     M(
@@ -1484,8 +1484,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        "    ax.grid(False)\n",
-        "",
+        '    bar.set_label(colorbar_label)\n    ax.grid(False)\n',
+        "    bar.set_label(colorbar_label)\n",
         "heatmap: grid drawn over the image",
     ),
     M(
@@ -1496,8 +1496,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        'ax.set_aspect("equal")',
-        'ax.set_aspect("auto")',
+        'linewidth=1.0)\n    ax.set_aspect("equal")',
+        'linewidth=1.0)\n    ax.set_aspect("auto")',
         "unit_circle: aspect not equal",
     ),
     M(
