@@ -20,6 +20,7 @@ import io
 import itertools
 import re
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -206,7 +207,8 @@ def narrow_png(fig) -> dict | None:
     -------
     dict or None
         ``{"data": base64 PNG, "width": w, "height": h, "font_pt": smallest font}``
-        with the 1x size in CSS px, or None for a figure narrow enough already.
+        with the 1x size in CSS px, or None for a figure narrow enough already (or
+        too crowded to narrow: constrained layout leaves its axes no room).
 
     Examples
     --------
@@ -252,11 +254,20 @@ def narrow_png(fig) -> dict | None:
         for title in titles:
             title.set_wrap(True)  # a long title breaks instead of widening the figure
         fig.set_size_inches(NARROW_WIDTH, new_height)
-        turned = _turn_crowded_tick_labels(fig)
-        return _png(fig)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # constrained layout gave up
+            try:
+                turned = _turn_crowded_tick_labels(fig)
+                relaid = _legends_in_one_column(fig)
+                return _png(fig)
+            except UserWarning:
+                return None  # too crowded to narrow: the browser test reports it
     finally:
         for label, rotation in locals().get("turned", {}).items():
             label.set_rotation(rotation)
+        for one, legend in locals().get("relaid", {}).items():
+            one.remove()
+            fig.legends.append(legend)
         for title, wrap in wrapped.items():
             title.set_wrap(wrap)
         fig.set_size_inches(width, height)
@@ -282,6 +293,31 @@ def _turn_crowded_tick_labels(fig) -> dict:
                 turned[label] = label.get_rotation()
                 label.set_rotation(90)
     return turned
+
+
+def _legends_in_one_column(fig) -> dict:
+    """Swap each figure legend above or below the axes (``loc="outside upper center"``
+    or ``"outside lower center"``) that is wider than the figure for the same legend in
+    one column; returns {the one-column legend: the one it stands in for}."""
+    renderer = fig.canvas.get_renderer()
+    swapped = {}
+    for legend in list(fig.legends):
+        side = getattr(legend, "_outside_loc", None)
+        if side not in ("upper", "lower") or legend._ncols == 1:
+            continue
+        if legend.get_window_extent(renderer).width <= fig.bbox.width:
+            continue
+        fig.legends.remove(legend)
+        labels = [text.get_text() for text in legend.texts]
+        one = fig.legend(
+            list(legend.legend_handles),
+            labels,
+            loc=f"outside {side} center",
+            ncols=1,
+            fontsize=legend.prop.get_size(),
+        )
+        swapped[one] = legend
+    return swapped
 
 
 def _png(fig) -> dict:

@@ -161,3 +161,14 @@ def test_the_inline_hook_records_the_variant_and_the_smallest_font():
     assert metadata[plotting.NARROW_KEY]["font_pt"] == 8.0
     assert plotting._with_narrow(None, fig) is None  # an empty figure draws nothing
     plt.close(fig)
+
+
+def test_a_figure_legend_too_wide_for_a_phone_goes_into_one_column():
+    fig, axes = plotting.figure(ncols=2, height=3.0)
+    for number in range(4):
+        axes[0].plot([0, 1], [number, number], label=f"a rather long label {number}")
+    legend = fig.legend(loc="outside lower center", ncols=4)
+    phone = plotting.narrow_png(fig)
+    assert phone["width"] < 400  # one column: not widened by the legend
+    assert fig.legends == [legend] and legend._ncols == 4  # the figure is left as it was
+    plt.close(fig)
