@@ -35,8 +35,11 @@ except ModuleNotFoundError:
 
 __all__ = [
     "COLORS",
+    "FONT_KEY",
     "MAX_WIDTH",
     "MIN_FONT_SIZE",
+    "NARROW_ABOVE",
+    "NARROW_KEY",
     "NARROW_WIDTH",
     "SEQUENTIAL",
     "animation_html",
@@ -66,8 +69,8 @@ MIN_FONT_SIZE = 10.0
 #: size, its 10 pt text at 13 CSS px or more.
 NARROW_WIDTH = 3.5
 
-#: Figures wider than this (inches) get a phone variant: shown whole in a phone's text
-#: column (about 360 CSS px), a wider one would set 10 pt text below 9 CSS px.
+#: Width in inches above which a figure gets a phone variant: shown whole in a phone's
+#: text column (about 360 CSS px), a wider one would set 10 pt text below 9 CSS px.
 NARROW_ABOVE = 4.6
 
 #: Key of the figure's phone variant in the metadata of its ``image/png`` output
