@@ -386,6 +386,9 @@ class PhoneFigures(SphinxPostTransform):
                 wrapper["narrow"] = name
                 wrapper["narrow_width"] = narrow["width"]
                 wrapper["narrow_height"] = narrow["height"]
+            # (not wrapped in a link to the full-size file: a <source> must be the
+            # <img>'s sibling for the browser to pick it)
+            image["classes"].append("no-scaled-link")
             image.replace_self(wrapper)
             wrapper += image
 
