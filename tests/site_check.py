@@ -309,14 +309,18 @@ PAGE_FACTS_JS = r"""
         (title(other).startsWith("Answer") || title(other).startsWith("Predict, then run")));
       const answer = next && title(next).startsWith("Answer") ? next : null;
       const end = next || null;
-      const outputs = all(article, "div.cell_output, div.animation")
+      const outputs = all(article, "div.cell_output")
         .filter((out) => after(box, out) && (!end || after(out, end)) && shown(out) &&
                          (out.textContent.trim() || out.querySelector("img, svg, canvas")))
-        .map((out) => (out.innerText || "").trim().split("\n")[0].slice(0, 60) ||
-                      "(a figure)");
+        .map((out) => {
+          const image = out.querySelector("img");
+          return image ? `a figure (${(image.alt || "").slice(0, 50)})`
+            : (out.innerText || "").trim().split("\n")[0].slice(0, 60);
+        });
       const body = answer ? all(answer, ":scope > :not(.admonition-title)") : [];
       return {
-        prompt: (box.innerText || "").replace(/^Predict, then run\s*/, "").slice(0, 60),
+        prompt: (box.innerText || "").replace(/\s+/g, " ")
+          .replace(/^Predict, then run\s*/, "").slice(0, 60),
         answered: Boolean(answer),
         answerFolded: Boolean(answer) && body.length > 0 && !body.some(shown),
         shownOutputs: outputs,
