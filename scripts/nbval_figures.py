@@ -7,6 +7,8 @@ in the native and in the portability run alike, so the check costs no extra
 notebook execution. It keeps nbval's text comparison exactly as it is and, when
 that passes, compares the cell's figures with those of the committed cell:
 
+- a figure's phone variant (``sinpe.plotting.narrow_png``, kept in the output's
+  metadata, which nbval does not compare) counts as one more figure of the cell;
 - the cell must draw as many figures as the committed cell holds, of the same
   MIME type and the same size in pixels (a figure without a committed counterpart,
   or a committed figure that is no longer drawn, fails by name);
@@ -76,6 +78,10 @@ MACHINE_DEPENDENT: dict[tuple[str, str], tuple[float | None, str]] = {
 #: Figure types that nbval skips and this check compares (raster images, decoded).
 FIGURE_TYPES = ("image/png", "image/jpeg")
 
+#: Where a figure's output keeps its phone variant (sinpe.plotting.NARROW_KEY), which is
+#: compared as one more figure of the cell.
+NARROW_KEY = "sinpe_narrow"
+
 #: Where failing figures, their committed counterparts and their differences are kept.
 DIFF_DIR = Path("_build") / "figure-diffs"
 
@@ -119,15 +125,21 @@ def figures(outputs) -> list[Figure]:
         data = output.get("data") or {}
         for mime in FIGURE_TYPES:
             if mime in data:
-                payload = data[mime]
-                if isinstance(payload, list):  # a multi-line string in the JSON
-                    payload = "".join(payload)
-                try:
-                    decoded = base64.b64decode(payload)
-                except (binascii.Error, ValueError, TypeError) as error:
-                    decoded = f"undecodable: {error}".encode()
-                found.append(Figure(mime, decoded))
+                found.append(Figure(mime, _decoded(data[mime])))
+        # The figure's phone variant (sinpe.plotting.narrow_png), in its metadata.
+        narrow = ((output.get("metadata") or {}).get("image/png") or {}).get(NARROW_KEY)
+        if isinstance(narrow, dict) and "data" in narrow:
+            found.append(Figure("image/png", _decoded(narrow["data"])))
     return found
+
+
+def _decoded(payload) -> bytes:
+    if isinstance(payload, list):  # a multi-line string in the JSON
+        payload = "".join(payload)
+    try:
+        return base64.b64decode(payload)
+    except (binascii.Error, ValueError, TypeError) as error:
+        return f"undecodable: {error}".encode()
 
 
 def _as_png(figure: Figure, path: Path) -> Path:

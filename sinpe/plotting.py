@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import re
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -33,8 +35,12 @@ except ModuleNotFoundError:
 
 __all__ = [
     "COLORS",
+    "FONT_KEY",
     "MAX_WIDTH",
     "MIN_FONT_SIZE",
+    "NARROW_ABOVE",
+    "NARROW_KEY",
+    "NARROW_WIDTH",
     "SEQUENTIAL",
     "animation_html",
     "attention_diagram",
@@ -43,6 +49,7 @@ __all__ = [
     "encoder_layer_steps",
     "figure",
     "heatmap",
+    "narrow_png",
     "shift_rotation",
     "style",
     "unit_circle",
@@ -61,6 +68,23 @@ MAX_WIDTH = 7.0
 #: Smallest font size of the style in points; 10 pt at 100 dpi is 14 CSS px, so figure
 #: text stays above 10 CSS px even when a figure is shown at 70 % of its size.
 MIN_FONT_SIZE = 10.0
+
+#: Width in inches of a figure's phone variant: about 360 CSS px as saved (cropped to
+#: its content), the text column of a 390 px phone, which shows it at about its own
+#: size, its 10 pt text at 13 CSS px or more.
+NARROW_WIDTH = 3.5
+
+#: Width in inches above which a figure gets a phone variant: shown whole in a phone's
+#: text column (about 360 CSS px), a wider one would set 10 pt text below 9 CSS px.
+NARROW_ABOVE = 4.6
+
+#: Key of the figure's phone variant in the metadata of its ``image/png`` output
+#: (book/_ext/book_assets.py serves it to narrow screens; scripts/nbval_figures.py
+#: compares it with the committed one).
+NARROW_KEY = "sinpe_narrow"
+
+#: Key of the figure's smallest font size (points) in the same metadata.
+FONT_KEY = "sinpe_font_pt"
 
 _RC = {
     "figure.dpi": 100,
@@ -125,9 +149,210 @@ def _retina_inline_figures() -> None:
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
     set_matplotlib_formats("retina")
+    png = shell.display_formatter.formatters["image/png"]
+    drawn = png.lookup_by_type(mpl.figure.Figure)
+    png.for_type(mpl.figure.Figure, lambda fig: _with_narrow(drawn(fig), fig))
 
 
-def figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.0, height: float = 3.6, **kwargs):
+def _with_narrow(drawn, fig):
+    """IPython's retina PNG of ``fig`` with, in the output metadata, its phone variant
+    and its smallest font size."""
+    if drawn is None:
+        return None
+    data, metadata = drawn
+    metadata = {**metadata, FONT_KEY: _smallest_font(fig)}
+    narrow = narrow_png(fig)
+    if narrow is not None:
+        metadata = {**metadata, NARROW_KEY: narrow}
+    return data, metadata
+
+
+def _smallest_font(fig) -> float:
+    """The smallest font size (points) of any visible, non-empty text of ``fig``."""
+    sizes = [
+        text.get_fontsize()
+        for text in fig.findobj(mpl.text.Text)
+        if text.get_visible() and text.get_text().strip()
+    ]
+    return float(min(sizes, default=MIN_FONT_SIZE))
+
+
+def _grid_axes(fig):
+    """The axes of ``fig`` placed in one grid, with their (row, column), or None.
+
+    None when the axes are in several grids or span several cells (a layout that
+    only the figure's own code can rearrange); colour bars follow their axes."""
+    placed, grids = [], set()
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue  # a colour bar (constrained layout places it beside its axes)
+        if len(spec.rowspan) != 1 or len(spec.colspan) != 1:
+            return None
+        grids.add(id(spec.get_gridspec()))
+        placed.append((ax, spec.rowspan.start, spec.colspan.start))
+    return placed if len(grids) == 1 else None
+
+
+def narrow_png(fig) -> dict | None:
+    """The phone variant of a figure wider than :data:`NARROW_ABOVE` inches, as a 2x PNG.
+
+    The same figure redrawn :data:`NARROW_WIDTH` inches wide, its text at the same
+    size: axes side by side are stacked, in one column for up to three axes and two
+    columns for more, or in the ``(rows, columns)`` given to :func:`figure` as
+    ``narrow``, or drawn by the function given as ``narrow``. A figure whose axes are in
+    one column, or not in one grid, is only narrowed. The figure is left as it was.
+
+    :func:`style` attaches this variant to every figure a Jupyter kernel shows (in the
+    output's metadata, under :data:`NARROW_KEY`); the book serves it to narrow screens.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, drawn with constrained layout (as :func:`figure` makes it).
+
+    Returns
+    -------
+    dict or None
+        ``{"data": base64 PNG, "width": w, "height": h, "font_pt": smallest font}``
+        with the 1x size in CSS px, or None for a figure narrow enough already (or
+        too crowded to narrow: constrained layout leaves its axes no room).
+
+    Examples
+    --------
+    >>> import matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, axes = plotting.figure(ncols=2, width=7.0, height=3.0)
+    ...     phone = plotting.narrow_png(fig)
+    >>> 340 < phone["width"] < 380, phone["height"] > 500, fig.get_size_inches().tolist()
+    (True, True, [7.0, 3.0])
+    >>> plt.close(fig)
+    """
+    width, height = fig.get_size_inches()
+    if width <= NARROW_ABOVE:
+        return None
+    wanted = getattr(fig, "sinpe_narrow", None)
+    if callable(wanted):
+        drawn = wanted()
+        try:
+            return narrow_png(drawn) or _png(drawn)
+        finally:
+            plt.close(drawn)
+    placed = _grid_axes(fig)
+    specs = {ax: ax.get_subplotspec() for ax in fig.axes if ax.get_subplotspec()}
+    shown_left = {ax: ax.yaxis.get_tick_params()["labelleft"] for ax in specs}
+    new_height = height
+    if placed:
+        rows, columns = placed[0][0].get_subplotspec().get_gridspec().get_geometry()
+        count = len(placed)
+        if columns > 1:
+            wanted = wanted or ((count, 1) if count <= 3 else (-(-count // 2), 2))
+            grid = fig.add_gridspec(*wanted)
+            order = sorted(placed, key=lambda item: (item[1], item[2]))
+            for index, (ax, _, _) in enumerate(order):
+                ax.set_subplotspec(grid[index // wanted[1], index % wanted[1]])
+                if ax.get_shared_y_axes().get_siblings(ax)[1:]:
+                    ax.yaxis.set_tick_params(labelleft=True)  # no neighbour shows them now
+            new_height = height / rows * wanted[0]
+    suptitle = getattr(fig, "_suptitle", None)
+    titles = [ax.title for ax in fig.axes] + ([suptitle] if suptitle else [])
+    wrapped = {title: title.get_wrap() for title in titles}
+    try:
+        for title in titles:
+            title.set_wrap(True)  # a long title breaks instead of widening the figure
+        fig.set_size_inches(NARROW_WIDTH, new_height)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # constrained layout gave up
+            try:
+                turned = _turn_crowded_tick_labels(fig)
+                relaid = _legends_in_one_column(fig)
+                return _png(fig)
+            except UserWarning:
+                return None  # too crowded to narrow: the browser test reports it
+    finally:
+        for label, rotation in locals().get("turned", {}).items():
+            label.set_rotation(rotation)
+        for one, legend in locals().get("relaid", {}).items():
+            one.remove()
+            fig.legends.append(legend)
+        for title, wrap in wrapped.items():
+            title.set_wrap(wrap)
+        fig.set_size_inches(width, height)
+        for ax, spec in specs.items():
+            ax.set_subplotspec(spec)
+            ax.yaxis.set_tick_params(labelleft=shown_left[ax])
+
+
+def _turn_crowded_tick_labels(fig) -> dict:
+    """Turn upright the x tick labels of any axes where neighbours overlap; returns
+    {label: its former rotation}."""
+    fig.canvas.draw()  # lays the figure out at its present size
+    renderer = fig.canvas.get_renderer()
+    turned = {}
+    for ax in fig.axes:
+        labels = [label for label in ax.get_xticklabels() if label.get_text().strip()]
+        boxes = sorted(
+            (label.get_window_extent(renderer) for label in labels if label.get_visible()),
+            key=lambda box: box.x0,
+        )
+        if any(left.x1 > right.x0 for left, right in itertools.pairwise(boxes)):
+            for label in labels:
+                turned[label] = label.get_rotation()
+                label.set_rotation(90)
+    return turned
+
+
+def _legends_in_one_column(fig) -> dict:
+    """Swap each figure legend above or below the axes (``loc="outside upper center"``
+    or ``"outside lower center"``) that is wider than the figure for the same legend in
+    one column; returns {the one-column legend: the one it stands in for}."""
+    renderer = fig.canvas.get_renderer()
+    swapped = {}
+    for legend in list(fig.legends):
+        side = getattr(legend, "_outside_loc", None)
+        if side not in ("upper", "lower") or legend._ncols == 1:
+            continue
+        if legend.get_window_extent(renderer).width <= fig.bbox.width:
+            continue
+        fig.legends.remove(legend)
+        labels = [text.get_text() for text in legend.texts]
+        one = fig.legend(
+            list(legend.legend_handles),
+            labels,
+            loc=f"outside {side} center",
+            ncols=1,
+            fontsize=legend.prop.get_size(),
+        )
+        swapped[one] = legend
+    return swapped
+
+
+def _png(fig) -> dict:
+    """``fig`` as a 2x PNG cropped to its content, as :func:`narrow_png` returns it."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=2 * fig.dpi, bbox_inches="tight")
+    with Image.open(io.BytesIO(buffer.getvalue())) as image:
+        pixels = image.size
+    return {
+        "data": base64.b64encode(buffer.getvalue()).decode("ascii"),
+        "width": pixels[0] // 2,
+        "height": pixels[1] // 2,
+        "font_pt": _smallest_font(fig),
+    }
+
+
+def figure(
+    nrows: int = 1,
+    ncols: int = 1,
+    *,
+    width: float = 7.0,
+    height: float = 3.6,
+    narrow: tuple[int, int] | Callable[[], object] | None = None,
+    **kwargs,
+):
     """A styled figure with ``nrows x ncols`` axes (matplotlib's order), in constrained layout.
 
     Calls :func:`style` first (so it changes the global ``rcParams``), then
@@ -140,6 +365,10 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.0, height: float 
         Rows and columns of axes (positive).
     width, height : float, optional
         Figure size in inches; the default is the book's 7 x 3.6.
+    narrow : tuple of (int, int) or callable, optional
+        The figure's phone variant (:func:`narrow_png`): the rows and columns of its
+        axes (by default one column for up to three axes, else two), or a function
+        that draws the variant as a new figure (a diagram laid out anew) and returns it.
     **kwargs
         Passed on to ``matplotlib.pyplot.subplots`` (e.g. ``sharex=True``); not
         ``figsize``, ``layout`` or ``squeeze``, which this function sets.
@@ -170,9 +399,12 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 7.0, height: float 
     >>> plt.close(fig)
     """
     style()
-    return plt.subplots(
+    fig, axes = plt.subplots(
         nrows, ncols, figsize=(width, height), layout="constrained", squeeze=True, **kwargs
     )
+    if narrow is not None:
+        fig.sinpe_narrow = narrow if callable(narrow) else tuple(narrow)
+    return fig, axes
 
 
 def heatmap(
@@ -294,6 +526,16 @@ setTimeout(() => new IntersectionObserver((seen, watcher) => {
 }).observe(document.getElementById("_anim_img%(name)s")), 0);</script>"""
 
 
+#: The player fits a narrow column (a phone): frames, slider and buttons shrink or wrap
+#: instead of running off the side.
+_FITS = """<style>
+.animation { max-width: 100%; }
+.animation img { max-width: 100%; height: auto; }
+input[type=range].anim-slider { max-width: 100%; }
+.anim-buttons { display: flex; flex-wrap: wrap; justify-content: center; }
+</style>"""
+
+
 def animation_html(
     animation, *, name: str, alt: str, width: int = 700, colors: int = 64, autoplay: bool = True
 ) -> str:
@@ -306,8 +548,9 @@ def animation_html(
       stores the same bytes (and nbval can compare them);
     * each frame is re-encoded with ``colors`` colours (Pillow's maximum-coverage
       palette), about a quarter of the bytes of a full-colour PNG;
-    * the frames are shown ``width`` CSS px wide with ``alt`` as their text
-      alternative, the frame slider is labelled for screen readers, and the link to
+    * the frames are shown ``width`` CSS px wide (less where the column is narrower:
+      frames, slider and buttons shrink or wrap to fit a phone) with ``alt`` as their
+      text alternative, the frame slider is labelled for screen readers, and the link to
       Font Awesome's CDN is dropped (the page has its own icons; nothing is fetched
       from the network);
     * with ``autoplay``, it starts once it scrolls into view, unless the reader's
@@ -389,7 +632,7 @@ def animation_html(
     )
     html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
     html = html.replace('class="anim-slider"', 'class="anim-slider" aria-label="frame"')
-    return html + (_AUTOPLAY % {"name": name} if autoplay else "")
+    return html + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")
 
 
 # ---------------------------------------------------------------------------

@@ -84,13 +84,22 @@ def serve(site: Path) -> Iterator[str]:
 #: Widths the browser test reads every page at: a desktop and a phone (CSS px).
 DESKTOP, PHONE = 1280, 390
 
-#: Smallest text a figure may show, in CSS px, given the style's smallest font in points
-#: (sinpe.plotting.MIN_FONT_SIZE) and that figures are 2x PNGs of 100 CSS px per inch.
-MIN_FIGURE_TEXT_PX = 10.0
+#: Smallest text a figure may show, in CSS px (issue 30: 9 on a phone), estimated from
+#: the figure's smallest font in points (its ``data-font-pt``, written from what
+#: sinpe.plotting records; else the style's sinpe.plotting.MIN_FONT_SIZE), its 100 CSS
+#: px per inch and the width it is shown at.
+MIN_FIGURE_TEXT_PX = 9.0
+
+#: What the checks count as a figure: images and drawings in cell outputs and figures,
+#: and the animation's player (frames and controls).
+FIGURES = (
+    "div.cell_output img, div.cell_output svg, div.cell_output canvas, figure img, "
+    "figure svg, figure canvas, div.animation"
+)
 
 # Runs inside the page once it has loaded; returns a list of problems.
 PAGE_CHECKS_JS = r"""
-async ({minFontPt, minTextPx}) => {
+async ({minFontPt, minTextPx, figuresSelector}) => {
   const problems = [];
   const article = document.querySelector("article") || document.body;
   const viewport = document.documentElement.clientWidth;
@@ -198,21 +207,48 @@ async ({minFontPt, minTextPx}) => {
     }
   }
 
-  // Figures: 2x PNGs (sharp on 2x screens), shown large enough that the style's
-  // smallest text stays legible.
+  // Figures: 2x PNGs (sharp on 2x screens), shown large enough that their smallest
+  // text stays legible. A <picture> shows its phone variant on a phone: its own size.
   for (const img of article.querySelectorAll("div.cell_output img")) {
     const shown = img.getBoundingClientRect().width;
     if (!img.naturalWidth || !shown) continue;
-    const cssWidth = parseFloat(img.style.width) || Number(img.getAttribute("width")) ||
-      img.naturalWidth;
+    const picture = img.closest("picture");
+    const source = picture && [...picture.querySelectorAll("source")].find(
+      (candidate) => new URL(candidate.srcset, document.baseURI).href === img.currentSrc);
+    const cssWidth = (source && Number(source.getAttribute("width"))) ||
+      parseFloat(img.style.width) || Number(img.getAttribute("width")) || img.naturalWidth;
+    const name = (img.currentSrc || img.src).split("/").pop();
     if (img.naturalWidth < 2 * cssWidth - 2) {
       problems.push(`figure not sharp on 2x screens (${img.naturalWidth} px for ` +
-                    `${cssWidth} CSS px): ${img.getAttribute("src")}`);
+                    `${cssWidth} CSS px): ${name}`);
     }
-    const textPx = minFontPt * (100 / 72) * (shown / cssWidth);
+    const fontPt = parseFloat(picture && picture.dataset.fontPt) || minFontPt;
+    const textPx = fontPt * (100 / 72) * (shown / cssWidth);
     if (textPx < minTextPx) {
-      problems.push(`figure text ${textPx.toFixed(1)} CSS px < ${minTextPx}: ` +
-                    `${img.getAttribute("src")}`);
+      problems.push(`figure text ${textPx.toFixed(1)} CSS px < ${minTextPx}: ${name}`);
+    }
+  }
+
+  // ... and whole on the screen: no figure (image, drawing, the animation's player)
+  // runs off the screen or needs a sideways scroll in a box of its own.
+  const scrollsX = (el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  for (const figure of article.querySelectorAll(figuresSelector)) {
+    const box = figure.getBoundingClientRect();
+    if (box.width === 0 || figure.closest("mjx-container")) continue;
+    const name = figure.tagName === "IMG" ? (figure.currentSrc || figure.src).split("/").pop()
+      : label(figure);
+    if (box.left < -1 || box.right > viewport + 1) {
+      problems.push(`figure not whole on the screen (${Math.round(box.left)} to ` +
+                    `${Math.round(box.right)} of ${viewport} px): ${name}`);
+      continue;
+    }
+    for (let parent = figure.parentElement; parent && parent !== article;
+         parent = parent.parentElement) {
+      if (scrollsX(parent) && parent.scrollWidth > parent.clientWidth + 2) {
+        problems.push(`figure needs a sideways scroll (${parent.scrollWidth} px in a ` +
+                      `${parent.clientWidth} px box): ${name}`);
+        break;
+      }
     }
   }
 
@@ -246,10 +282,54 @@ async ({minFontPt, minTextPx}) => {
 #: and first picture, the ledger's rows, the claims' anchors), read on every page in
 #: the same visit once MathJax is done: {name: value}.
 PAGE_FACTS_JS = r"""
-() => {
+(figuresSelector) => {
   const picture = document.querySelector("article img");
   const all = (root, selector) => [...root.querySelectorAll(selector)];
+  const article = document.querySelector("article") || document.body;
+  const after = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+  // Shown to the reader now: laid out, not hidden, not inside a closed <details>
+  // (myst-nb's hide-output) or a folded dropdown (sphinx-togglebutton: visibility).
+  const shown = (el) => el.getClientRects().length > 0 &&
+    el.checkVisibility({visibilityProperty: true, opacityProperty: true}) &&
+    !el.closest("details:not([open])");
+  // The first figure the reader sees, and whether it comes before the first display
+  // formula.
+  const figure = all(article, figuresSelector).find(shown);
+  const formula = all(article, 'mjx-container[display="true"]').find(shown);
+  // Each "Predict, then run" box: the outputs shown between it and its "Answer", and
+  // whether that Answer is folded.
+  const boxes = all(article, "div.admonition");
+  const title = (box) => {
+    const heading = box.querySelector(":scope > .admonition-title");
+    return heading ? heading.textContent.trim() : "";
+  };
+  const predictions = boxes.filter((box) => title(box).startsWith("Predict, then run"))
+    .map((box) => {
+      const next = boxes.find((other) => after(box, other) &&
+        (title(other).startsWith("Answer") || title(other).startsWith("Predict, then run")));
+      const answer = next && title(next).startsWith("Answer") ? next : null;
+      const end = next || null;
+      const outputs = all(article, "div.cell_output")
+        .filter((out) => after(box, out) && (!end || after(out, end)) && shown(out) &&
+                         (out.textContent.trim() || out.querySelector("img, svg, canvas")))
+        .map((out) => {
+          const image = out.querySelector("img");
+          return image ? `a figure (${(image.alt || "").slice(0, 50)})`
+            : (out.innerText || "").trim().split("\n")[0].slice(0, 60);
+        });
+      const body = answer ? all(answer, ":scope > :not(.admonition-title)") : [];
+      return {
+        prompt: (box.innerText || "").replace(/\s+/g, " ")
+          .replace(/^Predict, then run\s*/, "").slice(0, 60),
+        answered: Boolean(answer),
+        answerFolded: Boolean(answer) && body.length > 0 && !body.some(shown),
+        shownOutputs: outputs,
+      };
+    });
   return {
+    firstFigureTop: figure ? figure.getBoundingClientRect().top : null,
+    figureBeforeFormula: figure ? (!formula || after(figure, formula)) : null,
+    predictions: predictions,
     formulasTypeset: all(document, "mjx-container").length,
     copyButtonsOnCode: all(document, ".cell_input button.copybtn").length,
     copyButtonsOnOutputs: all(document, ".cell_output button.copybtn").length,
@@ -366,11 +446,15 @@ async def visit(context, url: str, screenshot: Path | None = None, audit: bool =
             problem(f"page did not load: HTTP {response.status if response else '?'}")
         else:
             await _ready(page, problem)
-            found.facts = await page.evaluate(PAGE_FACTS_JS)
+            found.facts = await page.evaluate(PAGE_FACTS_JS, FIGURES)
             found.facts["animations"] = await _play_animations(page)
             from sinpe.plotting import MIN_FONT_SIZE
 
-            arguments = {"minFontPt": MIN_FONT_SIZE, "minTextPx": MIN_FIGURE_TEXT_PX}
+            arguments = {
+                "minFontPt": MIN_FONT_SIZE,
+                "minTextPx": MIN_FIGURE_TEXT_PX,
+                "figuresSelector": FIGURES,
+            }
             found.problems.extend(await page.evaluate(PAGE_CHECKS_JS, arguments))
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)

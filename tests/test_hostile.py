@@ -98,6 +98,7 @@ SKIP = {
     "through _validation and each refusal is tested in tests/test_plotting.py",
     "sinpe.plotting.figure": "draws (Matplotlib)",
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
+    "sinpe.plotting.narrow_png": "redraws a Matplotlib figure (a figure is its only input)",
     "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",
     "sinpe.plotting.unit_circle": "draws (Matplotlib)",
     "sinpe.plotting.shift_rotation": "draws (Matplotlib); its numbers go through "

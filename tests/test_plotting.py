@@ -103,3 +103,72 @@ def test_animation_html_refuses_bad_options(options, error, match):
     arguments = {"name": "demo", "alt": "nothing"} | options
     with pytest.raises(error, match=match):
         plotting.animation_html(object(), **arguments)
+
+
+def _size(variant: dict) -> tuple[int, int]:
+    import base64
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(base64.b64decode(variant["data"]))) as image:
+        return image.size
+
+
+def test_a_wide_figure_gets_a_phone_variant_with_its_panels_stacked():
+    fig, axes = plotting.figure(ncols=2, width=7.0, height=3.0, sharey=True)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+    plotting.heatmap(axes[1], np.eye(2), extent=(0, 1, 0, 1), colorbar_label="value")
+    specs = [ax.get_subplotspec() for ax in axes]
+    phone = plotting.narrow_png(fig)
+    # about 360 CSS px wide, as a 2x PNG, and about twice as tall as wide: stacked
+    pixels = _size(phone)
+    assert 330 <= phone["width"] <= 400 and pixels[0] // 2 == phone["width"]
+    assert phone["height"] > 1.5 * phone["width"]
+    assert phone["font_pt"] == plotting.MIN_FONT_SIZE
+    # the figure itself is left as it was: size, places, the shared axis's hidden labels
+    assert fig.get_size_inches().tolist() == [7.0, 3.0]
+    assert [ax.get_subplotspec() for ax in axes] == specs
+    assert axes[1].yaxis.get_tick_params()["labelleft"] is False
+    plt.close(fig)
+
+
+def test_a_narrow_figure_has_no_phone_variant_and_a_diagram_draws_its_own():
+    fig, _ = plotting.figure(width=4.4, height=3.0)
+    assert plotting.narrow_png(fig) is None  # a phone shows it whole, text >= 9 CSS px
+    plt.close(fig)
+
+    def folded():
+        other, axes = plotting.figure(2, 1, width=3.0, height=4.0)
+        axes[0].text(0.5, 0.5, "tiny", fontsize=7)
+        return other
+
+    fig, _ = plotting.figure(width=7.0, height=2.0, narrow=folded)
+    before = len(plt.get_fignums())
+    phone = plotting.narrow_png(fig)
+    assert phone["font_pt"] == 7.0 and phone["height"] > phone["width"]
+    assert len(plt.get_fignums()) == before  # the variant's figure is closed again
+    plt.close(fig)
+
+
+def test_the_inline_hook_records_the_variant_and_the_smallest_font():
+    fig, axes = plotting.figure(ncols=3)
+    axes[0].set_title("small", fontsize=8)
+    data, metadata = plotting._with_narrow(("png", {"width": 700, "height": 360}), fig)
+    assert data == "png" and metadata["width"] == 700
+    assert metadata[plotting.FONT_KEY] == 8.0
+    assert metadata[plotting.NARROW_KEY]["font_pt"] == 8.0
+    assert plotting._with_narrow(None, fig) is None  # an empty figure draws nothing
+    plt.close(fig)
+
+
+def test_a_figure_legend_too_wide_for_a_phone_goes_into_one_column():
+    fig, axes = plotting.figure(ncols=2, height=3.0)
+    for number in range(4):
+        axes[0].plot([0, 1], [number, number], label=f"a rather long label {number}")
+    legend = fig.legend(loc="outside lower center", ncols=4)
+    phone = plotting.narrow_png(fig)
+    assert phone["width"] < 400  # one column: not widened by the legend
+    assert fig.legends == [legend] and legend._ncols == 4  # the figure is left as it was
+    plt.close(fig)

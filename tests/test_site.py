@@ -66,6 +66,16 @@ def visits(chromium, site, base, screenshots):
     return found
 
 
+CHAPTERS = sorted(
+    Path("book") / path.with_suffix(".html").name
+    for path in (Path(__file__).resolve().parents[1] / "book").glob("ch[0-9][0-9]_*.md")
+)
+
+
+def _is_figure_problem(problem: str) -> bool:
+    return problem.startswith("figure ")
+
+
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
 def test_every_page_renders_cleanly(site, width, visits, screenshots):
     """Every page at a desktop's and a phone's width: screenshots in _build/screenshots/."""
@@ -75,9 +85,52 @@ def test_every_page_renders_cleanly(site, width, visits, screenshots):
         f"{relative} at {width} px: {problem}"
         for relative in all_pages
         for problem in visits[relative, width].problems
+        if not _is_figure_problem(problem)
     ]
     assert problems == []
     assert len(list((screenshots / str(width)).glob("*.png"))) >= len(all_pages)
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_every_figure_is_whole_sharp_and_legible(site, width, visits):
+    """Issue 30: every figure and the animation wholly on the screen, without a sideways
+    scroll, as a 2x image, its smallest text shown at MIN_FIGURE_TEXT_PX or more."""
+    problems = [
+        f"{relative} at {width} px: {problem}"
+        for relative in site_check.pages(site)
+        for problem in visits[relative, width].problems
+        if _is_figure_problem(problem)
+    ]
+    assert problems == []
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda chapter: chapter.stem)
+def test_the_chapter_opens_on_a_picture(chapter, visits):
+    """Issue 30: each chapter shows a figure within its first screen at 1280 px, before
+    its first display formula."""
+    assert len(CHAPTERS) >= 8
+    facts = visits[chapter, DESKTOP].facts
+    top, screen = facts["firstFigureTop"], facts["screenHeight"]
+    assert top is not None, "no figure at all"
+    assert top < screen, f"the first figure starts at {top:.0f} px, below the {screen} px screen"
+    assert facts["figureBeforeFormula"], "a display formula comes before the first figure"
+
+
+def test_no_prediction_is_given_away(site, visits):
+    """Issue 30: after each "Predict, then run" box, no output is shown before its
+    "Answer", and that Answer is folded (a dropdown the reader opens)."""
+    problems, boxes = [], 0
+    for relative in site_check.pages(site):
+        for box in visits[relative, DESKTOP].facts.get("predictions", []):
+            boxes += 1
+            where = f"{relative}: {box['prompt']!r}"
+            if not box["answered"]:
+                problems.append(f"{where}: no Answer box follows")
+            elif not box["answerFolded"]:
+                problems.append(f"{where}: the Answer is not folded")
+            problems += [f"{where}: shown before the Answer: {out}" for out in box["shownOutputs"]]
+    assert boxes >= 10
+    assert problems == []
 
 
 def test_math_is_typeset_on_chapter_one(visits):
@@ -126,6 +179,14 @@ BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><
 <div id="too-wide" style="width: 2000px">a block wider than the screen</div>
 <div class="cell_output"><img src="small.png" alt="a figure shown tiny"
   style="width: 800px; max-width: 200px"></div>
+<div class="cell_output" id="scrolled" style="overflow-x: auto; width: 300px"><img
+  src="wide.png" alt="a figure in a box that scrolls" style="width: 600px"></div>
+<div class="cell_output"><img src="wide.png" alt="a figure off the screen"
+  style="width: 300px; position: relative; left: 1100px"></div>
+<div class="admonition"><p class="admonition-title">Predict, then run</p><p>What is 6 x 7?</p></div>
+<div class="cell_output"><pre>42, printed before the answer</pre></div>
+<div class="admonition dropdown"><p class="admonition-title">Answer</p><p>42.</p></div>
+<div class="admonition"><p class="admonition-title">Predict, then run</p><p>Unanswered?</p></div>
 <h3>A heading that skips h2</h3>
 <script>console.error("something broke");</script>
 <img src="http://example.org/outside.png" alt="a figure from outside the book">
@@ -139,8 +200,18 @@ BROKEN_MATHJAX = r"""<script>window.MathJax = {startup: {promise: Promise.resolv
                     {display: true, math: "\\begin{aligned}\n{[pe]}_{2i} &= 1\\end{aligned}"}]}}};
 </script>"""
 
-CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title></head><body><article>
+CLEAN_PAGE = """<!DOCTYPE html><html><head><title>clean</title>
+<style>.folded > :not(.admonition-title) { visibility: hidden; height: 0; }</style>
+</head><body><article>
 <h1>A clean page</h1><h2>Section</h2><p>Plain text, code: <code>$$</code>.</p>
+<div class="cell_output"><picture data-font-pt="10"><source media="(max-width: 600px)"
+  srcset="narrow.png" width="300" height="100"><img src="wide.png" alt="a figure"
+  style="width: 700px; max-width: 100%"></picture></div>
+<mjx-container display="true">x</mjx-container>
+<div class="admonition"><p class="admonition-title">Predict, then run</p><p>What is 6 x 7?</p></div>
+<div class="cell"><details class="hide below-input"><summary>Show output</summary>
+  <div class="cell_output"><pre>42, folded</pre></div></details></div>
+<div class="admonition dropdown folded"><p class="admonition-title">Answer</p><p>42.</p></div>
 <a href="#top">up</a><span id="top"></span>
 </article></body></html>
 """
@@ -164,18 +235,21 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(chromium, tmp_path):
     (tmp_path / "broken.html").write_text(page)
     (tmp_path / "small.png").write_bytes(_png(800, 400))  # 1x, and shown at a quarter
     (tmp_path / "clean.html").write_text(CLEAN_PAGE)
+    (tmp_path / "wide.png").write_bytes(_png(1400, 400))
+    (tmp_path / "narrow.png").write_bytes(_png(600, 200))
 
     async def check(base):
-        context = await chromium.context(DESKTOP)
-        found = [
-            (await site_check.visit(context, base + name)).problems
-            for name in ("broken.html", "clean.html")
-        ]
-        await context.close()
+        found = {}
+        for width in (DESKTOP, PHONE):
+            context = await chromium.context(width)
+            for name in ("broken", "clean"):
+                found[name, width] = await site_check.visit(context, base + f"{name}.html")
+            await context.close()
         return found
 
     with site_check.serve(tmp_path) as base:
-        broken, clean = chromium.run(check(base))
+        visits = chromium.run(check(base))
+    broken, clean = visits["broken", DESKTOP].problems, visits["clean", DESKTOP].problems
     report = "\n".join(broken)
     assert "formula loses its left side: \\begin{aligned}\n[pe]_{2i}" in report
     assert report.count("formula loses its left side") == 1  # the braced one is fine
@@ -183,7 +257,22 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(chromium, tmp_path):
     assert "wider than the screen (2" in report and "div in #too-wide: a block wider" in report
     assert "cut off (" in report and "an output line much too long" in report
     assert "figure not sharp on 2x screens (800 px for 800 CSS px): small.png" in report
-    assert "figure text 3.5 CSS px < 10: small.png" in report
+    assert "figure text 3.5 CSS px < 9: small.png" in report
+    assert "figure needs a sideways scroll (600 px in a 300 px box): wide.png" in report
+    assert "figure not whole on the screen (" in report and "of 1280 px): wide.png" in report
+    facts = visits["broken", DESKTOP].facts
+    assert facts["firstFigureTop"] is not None and facts["figureBeforeFormula"] is False
+    answered, unanswered = facts["predictions"]
+    assert answered["shownOutputs"] == ["42, printed before the answer"]
+    assert answered["answered"] and not answered["answerFolded"]
+    assert not unanswered["answered"]
+    facts = visits["clean", DESKTOP].facts
+    assert facts["figureBeforeFormula"] is True
+    assert facts["predictions"] == [
+        {"prompt": "What is 6 x 7?", "answered": True, "answerFolded": True, "shownOutputs": []}
+    ]
+    # On a phone the <picture> shows its phone variant: 300 CSS px, 2x, legible.
+    assert visits["clean", PHONE].problems == []
     assert "image did not load: missing.png" in report
     assert "raw TeX left in the text" in report
     assert "traceback in a cell: Traceback: ZeroDivisionError" in report

@@ -20,6 +20,10 @@
   outside the book; the page itself is built from the twin.
 * In the PDF, an animation (``sinpe.plotting.animation_html``, which LaTeX cannot
   play) shows its last frame, instead of ``<IPython.core.display.HTML object>``.
+* A figure with a phone variant (``sinpe.plotting.narrow_png``, kept in its output's
+  metadata) is served as a ``<picture>``: the variant on screens up to 600 px wide,
+  the figure itself elsewhere. Its smallest font size goes into ``data-font-pt``, for
+  the browser test's estimate of the size its text is shown at.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.util
+import json
+import posixpath
 import re
 import shutil
 from pathlib import Path
@@ -308,6 +314,86 @@ class AnimationStill(SphinxPostTransform):
             bundle.replace_self([nodes.paragraph("", "", image), note])
 
 
+#: Keys of a figure's output metadata written by sinpe.plotting (style's inline hook).
+NARROW_KEY, FONT_KEY = "sinpe_narrow", "sinpe_font_pt"
+#: Screens that get a figure's phone variant (book.css's phone rules: the same width).
+NARROW_MEDIA = "(max-width: 600px)"
+
+
+class picture(nodes.General, nodes.Element):
+    """A figure's image with its phone variant (``narrow``: a file in ``_images``)."""
+
+
+def visit_picture(self, node) -> None:
+    font = f' data-font-pt="{node["font_pt"]}"' if node.get("font_pt") else ""
+    self.body.append(f'<picture class="sinpe-figure"{font}>')
+    if node.get("narrow"):
+        source = posixpath.join(self.builder.imgpath, node["narrow"])
+        self.body.append(
+            f'<source media="{NARROW_MEDIA}" srcset="{source}" '
+            f'width="{node["narrow_width"]}" height="{node["narrow_height"]}">'
+        )
+
+
+def depart_picture(self, node) -> None:
+    self.body.append("</picture>")
+
+
+def _figure_metadata(path: Path) -> dict[str, dict]:
+    """{sha256 of a figure's PNG: the sinpe metadata of its output} of one notebook."""
+    found = {}
+    for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+        for output in cell.get("outputs", []):
+            png = (output.get("data") or {}).get("image/png")
+            metadata = (output.get("metadata") or {}).get("image/png") or {}
+            if png and (NARROW_KEY in metadata or FONT_KEY in metadata):
+                digest = hashlib.sha256(base64.b64decode(png)).hexdigest()
+                found[digest] = metadata
+    return found
+
+
+class PhoneFigures(SphinxPostTransform):
+    """Each figure of a chapter in a :class:`picture`, with its phone variant.
+
+    myst-nb names a figure's file by the sha256 of its PNG, which finds the figure's
+    output in the page's notebook; runs after myst-nb has picked each output's MIME
+    type (priority 4).
+    """
+
+    default_priority = 10
+    formats = ("html",)
+
+    def run(self, **kwargs) -> None:
+        source = Path(self.env.doc2path(self.env.docname))
+        if source.suffix != ".ipynb":
+            return
+        figures = None
+        for image in list(self.document.findall(nodes.image)):
+            digest = Path(image["uri"]).stem
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                continue
+            figures = _figure_metadata(source) if figures is None else figures
+            metadata = figures.get(digest)
+            if metadata is None:
+                continue
+            wrapper = picture(font_pt=metadata.get(FONT_KEY))
+            narrow = metadata.get(NARROW_KEY)
+            if narrow:
+                png = base64.b64decode(narrow["data"])
+                name = f"{hashlib.sha256(png).hexdigest()}-narrow.png"
+                folder = Path(self.app.outdir) / self.app.builder.imagedir
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(png)
+                wrapper["narrow"] = name
+                wrapper["narrow_width"] = narrow["width"]
+                wrapper["narrow_height"] = narrow["height"]
+            # (not wrapped in a link to the full-size file: a <source> must be the
+            # <img>'s sibling for the browser to pick it)
+            image["classes"].append("no-scaled-link")
+            image.replace_self(wrapper)
+            wrapper += image
+
+
 _SIGNATURE_LIST = re.compile(
     r'(<span class="sig-paren">\(</span>\s*)<dl>(.*?)</dl>(\s*<span class="sig-paren">\))', re.S
 )
@@ -346,6 +432,8 @@ def setup(app):
     app.add_role("book-download", book_download_role)
     app.add_post_transform(ResolveBookDownloads)
     app.add_post_transform(AnimationStill)
+    app.add_node(picture, html=(visit_picture, depart_picture))
+    app.add_post_transform(PhoneFigures)
     app.connect("env-purge-doc", purge_book_downloads)
     app.connect("env-merge-info", merge_book_downloads)
     app.connect("env-get-outdated", rewrite_book_downloads)
