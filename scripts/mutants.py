@@ -1658,6 +1658,24 @@ MUTANTS: list[Mutant] = [
         'self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))',
         "PositionalEncoding: std of the learned table ignored",
     ),
+    M(
+        "nn.py",
+        "q = rotate(q, positions, frequencies=self.frequencies).astype(x.dtype)",
+        "q = rotate(q, -positions, frequencies=self.frequencies).astype(x.dtype)",
+        "MultiHeadAttention: scheme hook, queries rotated the wrong way",
+    ),
+    M(
+        "nn.py",
+        "scores = scores + self.scheme.bias(heads, length).astype(x.dtype)",
+        "scores = scores - self.scheme.bias(heads, length).astype(x.dtype)",
+        "MultiHeadAttention: scheme hook, the bias subtracted (a reward for distance)",
+    ),
+    M(
+        "nn.py",
+        "if scheme.rotate and (d_model // n_heads) % 2:",
+        "if scheme.bias and (d_model // n_heads) % 2:",
+        "_check_heads: scheme hook, the even head width asked of a bias, not a rotation",
+    ),
 ]
 
 
