@@ -1485,7 +1485,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        '    bar.set_label(colorbar_label)\n    ax.grid(False)\n',
+        "    bar.set_label(colorbar_label)\n    ax.grid(False)\n",
         "    bar.set_label(colorbar_label)\n",
         "heatmap: grid drawn over the image",
     ),

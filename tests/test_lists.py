@@ -98,7 +98,6 @@ def test_encodings_are_the_added_and_the_in_attention_schemes():
     assert len(nn.ENCODINGS) == len(set(nn.ENCODINGS))
 
 
-
 def test_in_attention_schemes_are_the_modules_that_declare_attention():
     """nn finds the schemes by reading the sources (so as not to import ``plotting`` or
     ``symbolic``); importing every module must find the same ones, each with a hook."""
