@@ -1,6 +1,7 @@
 """A small, dependency-free mutation-testing run over sinpe/ (GitHub issue 16).
 
-Each entry of :data:`MUTANTS` is one plausible one-line bug: a file of sinpe/, the
+Each entry of :data:`MUTANTS` (this list, then those a test file declares, see
+:func:`declared_in_tests`) is one plausible one-line bug: a file of sinpe/, the
 exact original snippet (it must occur exactly once), its mutated replacement and a
 short description. For each mutant the repository is copied once to a temporary
 directory, the snippet is replaced there, the module's tests and doctests run
@@ -667,8 +668,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "nn.py",
-        "dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
-        "dq = apply_rope(dq, np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
+        "dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)",
+        "dq = rotate(dq, positions, frequencies=self.frequencies).astype(x.dtype)",
         "MultiHeadAttention: RoPE backward rotates the wrong way",
     ),
     M(
@@ -1484,7 +1485,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        '    bar.set_label(colorbar_label)\n    ax.grid(False)\n',
+        "    bar.set_label(colorbar_label)\n    ax.grid(False)\n",
         "    bar.set_label(colorbar_label)\n",
         "heatmap: grid drawn over the image",
     ),
@@ -1641,8 +1642,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "nn.py",
-        "dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)",
-        "dq = apply_rope(dq, -np.arange(length)).astype(x.dtype)",
+        "dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)",
+        "dq = rotate(dq, -positions).astype(x.dtype)",
         "MultiHeadAttention.backward: default RoPE frequencies for the query gradient",
     ),
     M(
@@ -1657,7 +1658,45 @@ MUTANTS: list[Mutant] = [
         'self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))',
         "PositionalEncoding: std of the learned table ignored",
     ),
+    M(
+        "nn.py",
+        "q = rotate(q, positions, frequencies=self.frequencies).astype(x.dtype)",
+        "q = rotate(q, -positions, frequencies=self.frequencies).astype(x.dtype)",
+        "MultiHeadAttention: scheme hook, queries rotated the wrong way",
+    ),
+    M(
+        "nn.py",
+        "scores = scores + self.scheme.bias(heads, length).astype(x.dtype)",
+        "scores = scores - self.scheme.bias(heads, length).astype(x.dtype)",
+        "MultiHeadAttention: scheme hook, the bias subtracted (a reward for distance)",
+    ),
+    M(
+        "nn.py",
+        "if scheme.rotate and (d_model // n_heads) % 2:",
+        "if scheme.bias and (d_model // n_heads) % 2:",
+        "_check_heads: scheme hook, the even head width asked of a bias, not a rotation",
+    ),
 ]
+
+
+def declared_in_tests(folder: Path = ROOT / "tests") -> list[Mutant]:
+    """The mutants test files declare next to the tests that kill them, so that a new
+    module brings its own (no entry above): a top-level ``MUTANTS = [("file.py",
+    "original", "mutated", "description"), ...]`` of literals, read without importing
+    the test file."""
+    found = []
+    for path in sorted(folder.glob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "MUTANTS" not in text:
+            continue
+        for node in ast.parse(text).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", 0)
+            if isinstance(target, ast.Name) and target.id == "MUTANTS":
+                found += [Mutant(*entry) for entry in ast.literal_eval(node.value)]
+    return found
+
+
+MUTANTS += declared_in_tests()
 
 
 def selected(patterns: list[str] | None) -> list[tuple[int, Mutant]]:

@@ -19,6 +19,7 @@ plain ``import sinpe``; ``sinpe.symbolic`` and ``sinpe.plotting`` need the
 """
 
 import importlib
+import os
 
 from sinpe._validation import LAYOUTS, PrecisionWarning
 from sinpe.conventions import (
@@ -43,30 +44,15 @@ from sinpe.core import (
 
 __version__ = "0.1.0"
 
-#: Modules loaded on first attribute access (``sinpe.nn``, ``sinpe.rope``, ...).
-SUBMODULES = (
-    "alibi",
-    "binary",
-    "checkpoint",
-    "checks",
-    "claims",
-    "cli",
-    "conventions",
-    "core",
-    "experiments",
-    "files",
-    "fourier",
-    "geometry",
-    "images",
-    "inspection",
-    "nn",
-    "numerics",
-    "plotting",
-    "pytorch_record",
-    "rope",
-    "symbolic",
-    "tasks",
-    "training",
+#: Modules loaded on first attribute access (``sinpe.nn``, ``sinpe.rope``, ...): every
+#: public module on disk, so a new module is listed (and swept, documented, ...) by
+#: existing.
+SUBMODULES = tuple(
+    sorted(
+        name.removesuffix(".py")
+        for name in os.listdir(os.path.dirname(__file__))
+        if name.endswith(".py") and not name.startswith("_")
+    )
 )
 
 

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from sinpe._schemes import AttentionScheme
 from sinpe._validation import check_count, check_entries
 
 __all__ = ["MAX_HEADS", "alibi_bias", "alibi_slopes"]
@@ -125,3 +126,8 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     check_entries((heads, length, length), what="the bias")
     distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])
     return -alibi_slopes(n_heads)[:, None, None] * distance
+
+
+#: What ``encoding="alibi"`` of :class:`sinpe.nn.TokenModel` does in every attention
+#: layer: :func:`alibi_bias` added to the scores (found by ``sinpe._schemes``).
+ATTENTION = AttentionScheme("ALiBi", year=2022, bias=alibi_bias)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._schemes import attention_schemes
 from sinpe._validation import (
     check_base,
     check_choice,
@@ -39,9 +40,7 @@ from sinpe._validation import (
     check_pair,
     check_real,
 )
-from sinpe.alibi import alibi_bias
 from sinpe.core import positional_encoding
-from sinpe.rope import apply_rope
 
 __all__ = [
     "MLP",
@@ -69,9 +68,12 @@ ACTIVATIONS = ("relu", "gelu")
 
 #: The schemes added to the embeddings (:class:`PositionalEncoding`) ...
 ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
-#: ... and those that act inside attention (:class:`MultiHeadAttention`); ``"none"``,
-#: in both, means no position information at all.
-ATTENTION_ENCODINGS = ("none", "rope", "alibi")
+#: ... and those that act inside attention (:class:`MultiHeadAttention`): every module
+#: of the package that declares ``ATTENTION`` (``sinpe/rope.py``, ``sinpe/alibi.py``;
+#: see ``sinpe/_schemes.py``), oldest first. ``"none"``, in both, means no position
+#: information at all.
+ATTENTION_SCHEMES = attention_schemes()
+ATTENTION_ENCODINGS = tuple(ATTENTION_SCHEMES)
 #: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`, the
 #: two kinds above (a new scheme declared in one of them is selectable everywhere).
 ENCODINGS = tuple(dict.fromkeys(ADDED_ENCODINGS + ATTENTION_ENCODINGS))
@@ -441,16 +443,17 @@ def attention_bias(
 
 
 def _check_heads(d_model: int, n_heads: int, encoding: str) -> None:
-    """``n_heads`` divides ``d_model``, and RoPE has an even head width to rotate."""
+    """``n_heads`` divides ``d_model``, and a rotating scheme (RoPE) has an even head width."""
     if d_model % n_heads:
         raise ValueError(
             f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
             f"among the divisors of d_model"
         )
-    if encoding == "rope" and (d_model // n_heads) % 2:
+    scheme = ATTENTION_SCHEMES[encoding]
+    if scheme.rotate and (d_model // n_heads) % 2:
         raise ValueError(
-            f"RoPE rotates pairs of entries, so the head width d_model / n_heads must be "
-            f"even, got {d_model // n_heads}; change d_model or n_heads"
+            f"{scheme.label} rotates pairs of entries, so the head width d_model / n_heads "
+            f"must be even, got {d_model // n_heads}; change d_model or n_heads"
         )
 
 
@@ -795,8 +798,9 @@ class MultiHeadAttention(Module):
 
     ``in_proj_weight`` stacks the query, key and value projections, shape
     ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``. ``encoding`` is
-    ``"none"``, ``"rope"`` (queries and keys rotated by their positions) or
-    ``"alibi"`` (a fixed bias ``-m_h |i - j|`` per head).
+    ``"none"`` or a scheme of ``ATTENTION_ENCODINGS``, whose hooks ``forward``
+    calls: ``"rope"`` rotates queries and keys by their positions, ``"alibi"`` adds a
+    fixed bias ``-m_h |i - j|`` per head.
 
     After a forward pass, ``attention_scores`` holds the scores before the
     softmax (scaled, biases and masks included), ``attention_weights`` the
@@ -821,10 +825,10 @@ class MultiHeadAttention(Module):
         Number of heads ``H``; must divide ``d_model``.
     rng : numpy.random.Generator
         Source of the initial weights.
-    encoding : {"none", "rope", "alibi"}, optional
-        Position information inside attention.
+    encoding : str, optional
+        Position information inside attention, one of ``ATTENTION_ENCODINGS``.
     frequencies : array_like of real, shape (head_width / 2,), optional
-        RoPE's ``theta_i`` (``"rope"`` only), e.g. from
+        RoPE's ``theta_i`` (a rotating scheme only), e.g. from
         :func:`sinpe.rope.scaled_frequencies`; by default ``10000 ** (-2 i / head_width)``.
         Kept as the attribute ``frequencies`` (None for the default).
     temperature : float, optional
@@ -876,6 +880,7 @@ class MultiHeadAttention(Module):
 
     def _build(self, d_model: int, n_heads: int, rng: np.random.Generator, encoding: str) -> None:
         self.n_heads, self.encoding = n_heads, encoding
+        self.scheme = ATTENTION_SCHEMES[encoding]  # its hooks: rotate q and k, bias scores
         self.frequencies, self.temperature = None, 1.0
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
@@ -891,10 +896,13 @@ class MultiHeadAttention(Module):
         if frequencies is None:
             self.frequencies = None
             return
-        if self.encoding != "rope":
+        if not self.scheme.rotate:
+            rotating = " or ".join(
+                f"encoding={name!r}" for name, scheme in ATTENTION_SCHEMES.items() if scheme.rotate
+            )
             raise ValueError(
-                f"frequencies are RoPE's angles per pair, but encoding={self.encoding!r}; "
-                f"pass encoding='rope' or leave frequencies=None"
+                f"frequencies are the angles per pair of a rotation, but "
+                f"encoding={self.encoding!r}; pass {rotating} or leave frequencies=None"
             )
         theta = check_float_array(frequencies, "frequencies", ndim=1).astype(np.float64)
         if theta.shape != (head_width // 2,):
@@ -912,13 +920,14 @@ class MultiHeadAttention(Module):
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
         qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
-        if self.encoding == "rope":  # rotate queries and keys by their positions
-            q = apply_rope(q, np.arange(length), frequencies=self.frequencies).astype(x.dtype)
-            k = apply_rope(k, np.arange(length), frequencies=self.frequencies).astype(x.dtype)
+        positions, rotate = np.arange(length), self.scheme.rotate
+        if rotate:  # RoPE: queries and keys rotated by their positions
+            q = rotate(q, positions, frequencies=self.frequencies).astype(x.dtype)
+            k = rotate(k, positions, frequencies=self.frequencies).astype(x.dtype)
         scale = 1.0 / (math.sqrt(head_width) * self.temperature)
         scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (B, H, T, T)
-        if self.encoding == "alibi":  # -m_h |i - j|, a fixed bias per head
-            scores = scores + alibi_bias(heads, length).astype(x.dtype)
+        if self.scheme.bias:  # ALiBi: -m_h |i - j|, a fixed bias per head
+            scores = scores + self.scheme.bias(heads, length).astype(x.dtype)
         bias = attention_bias(mask, key_padding_mask, batch, heads, length, x.dtype)
         if bias is not None:
             scores = scores + bias
@@ -944,9 +953,10 @@ class MultiHeadAttention(Module):
         dscores *= scale
         dq = dscores @ k  # (B, H, T, Dh)
         dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
-        if self.encoding == "rope":  # RoPE is a rotation: its transpose rotates back
-            dq = apply_rope(dq, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)
-            dk = apply_rope(dk, -np.arange(length), frequencies=self.frequencies).astype(x.dtype)
+        positions, rotate = np.arange(length), self.scheme.rotate
+        if rotate:  # a rotation: its transpose rotates back
+            dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)
+            dk = rotate(dk, -positions, frequencies=self.frequencies).astype(x.dtype)
         dqkv = np.stack([dq, dk, dv]).transpose(1, 3, 0, 2, 4).reshape(batch, length, 3 * width)
         self.grads["in_proj_weight"] += dqkv.reshape(-1, 3 * width).T @ x.reshape(-1, width)
         self.grads["in_proj_bias"] += dqkv.reshape(-1, 3 * width).sum(axis=0)
@@ -985,8 +995,9 @@ class EncoderLayer(Module):
         Activation of the feed-forward block (exact GELU, as PyTorch).
     eps : float, optional
         The ``eps`` of both LayerNorms (> 0).
-    encoding : {"none", "rope", "alibi"}, optional
-        Position information inside attention (:class:`MultiHeadAttention`).
+    encoding : str, optional
+        Position information inside attention, one of ``ATTENTION_ENCODINGS``
+        (:class:`MultiHeadAttention`).
     residual : bool, optional
         Keep the skip connections.
 
@@ -1382,9 +1393,10 @@ class TokenModel(Module):
         Width of the feed-forward blocks.
     n_layers : int
         Number of encoder layers, from 0 to 1024.
-    encoding : {"sinusoidal", "learned", "none", "rope", "alibi"}, optional
-        The position scheme: added to the embeddings (the first three) or
-        applied inside every attention layer (``"rope"``, ``"alibi"``).
+    encoding : str, optional
+        The position scheme, one of ``ENCODINGS``: added to the embeddings
+        (``ADDED_ENCODINGS``) or applied inside every attention layer
+        (``ATTENTION_ENCODINGS``, such as ``"rope"`` and ``"alibi"``).
     max_len : int, optional
         Rows of a learned position table.
     scale_embeddings : bool, optional

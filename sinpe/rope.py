@@ -42,6 +42,7 @@ import numbers
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._schemes import AttentionScheme
 from sinpe._trig import sincos
 from sinpe._validation import (
     check_base,
@@ -652,3 +653,8 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
         perm = np.argsort(perm)
     heads = rows.reshape(heads_count, head_width, *rows.shape[1:])
     return heads[:, perm].reshape(rows.shape)
+
+
+#: What ``encoding="rope"`` of :class:`sinpe.nn.TokenModel` does in every attention
+#: layer: queries and keys rotated by their positions (found by ``sinpe._schemes``).
+ATTENTION = AttentionScheme("RoPE", year=2021, rotate=apply_rope)

@@ -11,12 +11,15 @@ scalars). The call must either
 
 with no other exception and no warning except :class:`sinpe.PrecisionWarning`.
 ``CASES`` says how to call each function with valid arguments and which of them
-to poison; ``test_every_public_callable_is_covered`` fails when a new public
-function is not in the table.
+to poison (a module's own test file may declare its cases instead, see
+``declared_cases``); ``test_every_public_callable_is_covered`` fails when a new
+public function is in neither.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 import dataclasses
 import functools
 import importlib
@@ -721,6 +724,30 @@ CASES: dict[str, Case] = {
         symbolic.verify_shift_group, lambda: dict(d_model=2), poison=("d_model",), examples=6
     ),
 }
+
+
+def declared_cases(folder: Path = Path(__file__).parent) -> dict[str, Case]:
+    """The cases a module's own test file declares, so that a new module needs no entry
+    in CASES: a top-level ``HOSTILE_EXAMPLES = {"sinpe.module.function": {valid keyword
+    arguments}}`` of literals (read without importing the file); every argument is
+    poisoned in turn."""
+    found = {}
+    for path in sorted(folder.glob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "HOSTILE_EXAMPLES" not in text:
+            continue
+        for node in ast.parse(text).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", 0)
+            if not (isinstance(target, ast.Name) and target.id == "HOSTILE_EXAMPLES"):
+                continue
+            for qualified, kwargs in ast.literal_eval(node.value).items():
+                module_name, _, name = qualified.rpartition(".")
+                call = getattr(importlib.import_module(module_name), name)
+                found[qualified] = Case(call, functools.partial(copy.deepcopy, kwargs))
+    return found
+
+
+CASES.update(declared_cases())
 
 
 # Functions where the sweep still finds silent or unclear failures, listed and

@@ -98,6 +98,22 @@ def test_encodings_are_the_added_and_the_in_attention_schemes():
     assert len(nn.ENCODINGS) == len(set(nn.ENCODINGS))
 
 
+def test_in_attention_schemes_are_the_modules_that_declare_attention():
+    """nn finds the schemes by reading the sources (so as not to import ``plotting`` or
+    ``symbolic``); importing every module must find the same ones, each with a hook."""
+    declared = {
+        name
+        for name in sinpe.SUBMODULES
+        if hasattr(importlib.import_module(f"sinpe.{name}"), "ATTENTION")
+    }
+    assert declared == set(nn.ATTENTION_ENCODINGS) - {"none"}
+    assert {"rope", "alibi"} <= declared
+    for name in declared:
+        scheme = nn.ATTENTION_SCHEMES[name]
+        assert scheme is importlib.import_module(f"sinpe.{name}").ATTENTION
+        assert scheme.rotate or scheme.bias, name
+
+
 # sinpe/plotting.py was being edited on another branch when the signposts were made
 # checkable (issue 31): its line ("chapters 3, 4, 5, 6 and 7") misses chapters 1 and 8.
 # Strict: once the line is right, this mark fails and must go.

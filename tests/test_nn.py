@@ -213,6 +213,21 @@ def test_rope_attention_scores_depend_on_the_offset_only():
     assert np.ptp(scores) > 1e-3
 
 
+def test_alibi_attention_adds_the_distance_penalty_to_the_scores():
+    # Two heads: slopes 2^-4 and 2^-8 (the paper's 2^(-8 (h + 1) / n) for n = 2), so
+    # the scores are those of the same weights without a scheme minus m_h |i - j|.
+    x = np.random.default_rng(1).normal(size=(2, 4, 8))
+    alibi = nn.MultiHeadAttention(8, 2, np.random.default_rng(2), encoding="alibi")
+    plain = nn.MultiHeadAttention(8, 2, np.random.default_rng(2))
+    alibi.forward(x)
+    plain.forward(x)
+    distance = np.abs(np.arange(4)[:, None] - np.arange(4)[None, :])
+    penalty = np.array([2.0**-4, 2.0**-8])[:, None, None] * distance
+    np.testing.assert_allclose(
+        alibi.attention_scores, plain.attention_scores - penalty, rtol=0, atol=1e-12
+    )
+
+
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_encoder_layer_without_residuals(norm_first, activation):
