@@ -23,6 +23,7 @@ export PIP_CACHE_DIR := $(HOME_DIR)/cache/pip
 export MPLCONFIGDIR := $(HOME_DIR)/config/matplotlib
 export IPYTHONDIR := $(HOME_DIR)/ipython
 export JUPYTER_CONFIG_DIR := $(HOME_DIR)/jupyter
+$(shell mkdir -p $(XDG_CACHE_HOME) $(XDG_CONFIG_HOME) $(XDG_DATA_HOME) $(IPYTHONDIR) $(JUPYTER_CONFIG_DIR))
 
 # Notebooks are executed (make twins) and validated (make nbval, portability) in the
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
