@@ -9,7 +9,9 @@ MyST chapters and their executed twins, so they run in `make unit`, in seconds:
   in cells whose input is hidden (or, on the ledger page, folded);
 * every visible code line fits the text column (80 characters at 13 px);
 * figures are retina PNGs (200 dpi, sharp on 2x screens) no wider than the column, and
-  no chapter asks for text below the style's minimum size.
+  no chapter asks for text below the style's minimum size;
+* a printed table (lines whose columns are set apart by runs of spaces) fits a phone's
+  column, so it keeps its alignment there instead of wrapping.
 
 Each check is a function of text, and is shown failing on a bad example.
 """
@@ -34,6 +36,10 @@ CODE_COLUMNS = 80
 FIGURE_CSS_WIDTH = 740
 
 HIDDEN = ("remove-input", "remove-cell")
+
+#: Widest printed line that keeps a table's columns on a phone: 11 px monospace in a
+#: 390 px screen's column (book.css). Wider printed text wraps there.
+PHONE_COLUMNS = 54
 
 
 def visible_code(markdown: str, *, folded: bool = True) -> list[str]:
@@ -223,3 +229,60 @@ def test_every_chapter_asks_the_reader_to_predict(root):
     question = ":::{admonition} Predict, then run\n:class: tip\n\nWhich?\n:::\n\ncell\n\n"
     assert predictions(question + ":::{admonition} Answer\n:class: dropdown\n\nThis.\n:::\n") == 1
     assert predictions(question) == 0  # a question without its answer does not count
+
+
+def wide_tables(text: str, columns: int = PHONE_COLUMNS) -> list[str]:
+    """Lines of printed tables wider than ``columns``.
+
+    A table is two or more consecutive lines that each have at least two fields set
+    apart by a run of two or more spaces (the way ``f"{x:>8}"`` columns print).
+    """
+    table = re.compile(r"\S {2,}\S")
+    wide, run = [], []
+    for line in [*text.splitlines(), ""]:
+        if table.search(line.strip()):
+            run.append(line)
+            continue
+        if len(run) >= 2:
+            wide += [row for row in run if len(row.rstrip()) > columns]
+        run = []
+    return wide
+
+
+def printed_text(notebook: dict) -> list[str]:
+    """Every stream and text/plain output of the visible cells of an executed twin."""
+    texts = []
+    for cell in notebook["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or "remove-output" in tags or "remove-cell" in tags:
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            if "image/png" in output.get("data", {}) or "text/html" in output.get("data", {}):
+                continue
+            texts.append("".join(text) if isinstance(text, list) else text)
+    return texts
+
+
+def test_printed_tables_fit_a_phone(root):
+    problems = []
+    for twin in sorted((root / "book").glob("*.ipynb")):
+        notebook = json.loads(twin.read_text(encoding="utf-8"))
+        for text in printed_text(notebook):
+            problems += [f"{twin.name}: {line!r}" for line in wide_tables(text)]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_table_check_sees_a_wide_table_and_not_prose():
+    narrow = "pair    period\n   0      6.28\n   1     62.83\n"
+    wide = (
+        "position   "
+        + "   ".join(["0.000000"] * 6)
+        + "\nrow        "
+        + "   ".join(["1.000000"] * 6)
+    )
+    prose = "A long sentence of printed prose that wraps harmlessly on a phone, " * 2
+    assert wide_tables(narrow) == []
+    assert len(wide_tables(wide)) == 2
+    assert wide_tables(prose) == []
+    assert wide_tables(wide.splitlines()[0]) == []  # one line is not a table
