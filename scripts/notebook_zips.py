@@ -31,10 +31,14 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-import lockfile
 import nbformat
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+# lockfile.py beside this file, also when this is loaded by its path (the book's
+# build, book/_ext/book_assets.py, and the tests do) rather than run from scripts/.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lockfile
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The reader's editions (scripts/reader_edition.py writes them).
