@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from scripts_loader import load_script
 
 # Property tests explore new examples on a developer's machine, and replay a fixed
 # set under CI=true so that a CI run is reproducible.
@@ -36,7 +36,4 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def notebooks():
     """The module scripts/notebooks.py (twin generation and sync checks)."""
-    spec = importlib.util.spec_from_file_location("notebooks", ROOT / "scripts" / "notebooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("notebooks")

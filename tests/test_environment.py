@@ -5,15 +5,14 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
-from pathlib import Path
 
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from scripts_loader import load_script
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import lockfile
+lockfile = load_script("lockfile")
 
 
 def _lock(root):

@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import base64
 import copy
-import importlib.util
 import io
-import sys
 from types import SimpleNamespace
 
 import nbformat
 import numpy as np
 import pytest
 from PIL import Image
+from scripts_loader import load_script
 
 from sinpe import plotting
 
 
 @pytest.fixture(scope="module")
-def check(root):
+def check():
     """The module scripts/nbval_figures.py."""
-    spec = importlib.util.spec_from_file_location(
-        "nbval_figures", root / "scripts" / "nbval_figures.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("nbval_figures")
 
 
 def _twin(root, chapter: str):

@@ -1,9 +1,9 @@
 """``sinpe inspect`` (issue 32) on files made by the sources' own formulas, re-typed here.
 
 Every table, ``inv_freq`` vector and slope list below comes from the published code
-re-typed in NumPy, step by step in its own dtype (float32 for PyTorch, TensorFlow
-and Marian NMT; float64 then float32 for Hugging Face's Marian), never from
-``sinpe``; the command must name each one. Then the answers and exit codes for a
+re-typed in NumPy (``tests/sources.py``), step by step in its own dtype (float32 for
+PyTorch, TensorFlow and Marian NMT; float64 then float32 for Hugging Face's Marian),
+never from ``sinpe``; the command must name each one. Then the answers and exit codes for a
 learned table, the gallery's bugs and every kind of broken file. Most tests run the
 command in-process (:func:`sinpe.cli.main`); a few run it as a user does, with
 ``python -m sinpe`` and the installed ``sinpe`` script.
@@ -22,6 +22,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 from safetensors.numpy import save_file
+from sources import (
+    alibi_get_slopes,
+    annotated_transformer,
+    fairseq_get_embedding,
+    hf_yarn_inv_freq,
+    llama3_inv_freq,
+    marian_init_weight,
+    marian_nmt_embeddings,
+    ntk_inv_freq,
+    paper_frequencies,
+    rope_inv_freq,
+    t2t_timing_signal,
+    timestep_embedding,
+    whisper_sinusoids,
+)
 
 from sinpe import files
 from sinpe.cli import main
@@ -29,161 +44,19 @@ from sinpe.cli import main
 F32 = np.float32
 ROWS, WIDTH = 300, 64
 
-# --- the sources, re-typed (float32 where their framework computes in float32) -----------
-
-
-def annotated_transformer(max_len, d_model, dtype=F32):
-    """harvardnlp/annotated-transformer PositionalEncoding (the PyTorch tutorial's too)."""
-    position = np.arange(max_len)[:, None].astype(dtype)
-    div_term = np.exp(
-        np.arange(0, d_model, 2).astype(dtype) * dtype(-(math.log(10000.0) / d_model))
-    )
-    pe = np.zeros((max_len, d_model), dtype=dtype)
-    pe[:, 0::2] = np.sin(position * div_term)
-    pe[:, 1::2] = np.cos(position * div_term)
-    return pe
-
-
-def t2t_timing_signal(length, channels, max_timescale=1.0e4, start_index=0, dtype=F32):
-    """tensor2tensor get_timing_signal_1d (min_timescale 1), without the batch axis."""
-    position = (np.arange(length) + start_index).astype(dtype)
-    num_timescales = channels // 2
-    increment = dtype(math.log(float(max_timescale))) / dtype(max(num_timescales - 1, 1))
-    inv_timescales = np.exp(np.arange(num_timescales).astype(dtype) * -increment)
-    scaled_time = position[:, None] * inv_timescales[None, :]
-    signal = np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
-    return np.pad(signal, [[0, 0], [0, channels % 2]])
-
-
-def whisper_sinusoids(length, channels, max_timescale=10000, dtype=F32):
-    """openai/whisper sinusoids."""
-    increment = np.log(max_timescale) / (channels // 2 - 1)
-    inv_timescales = np.exp(dtype(-increment) * np.arange(channels // 2).astype(dtype))
-    scaled_time = np.arange(length).astype(dtype)[:, np.newaxis] * inv_timescales[np.newaxis, :]
-    return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
-
-
-def fairseq_get_embedding(num_embeddings, embedding_dim, padding_idx=None, dtype=F32):
-    """fairseq SinusoidalPositionalEmbedding.get_embedding."""
-    half_dim = embedding_dim // 2
-    emb = math.log(10000) / (half_dim - 1)
-    emb = np.exp(np.arange(half_dim).astype(dtype) * dtype(-emb))
-    emb = np.arange(num_embeddings).astype(dtype)[:, None] * emb[None, :]
-    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=1).reshape(num_embeddings, -1)
-    if padding_idx is not None:
-        emb[padding_idx, :] = 0
-    return emb
-
-
-def marian_init_weight(n_pos, dim):
-    """transformers MarianSinusoidalPositionalEmbedding._init_weight: float64, then float32."""
-    position_enc = np.array(
-        [[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)]
-    )
-    out = np.empty((n_pos, dim))
-    sentinel = dim // 2 if dim % 2 == 0 else (dim // 2) + 1
-    out[:, 0:sentinel] = np.sin(position_enc[:, 0::2])
-    out[:, sentinel:] = np.cos(position_enc[:, 1::2])
-    return out.astype(F32)
-
-
-def marian_nmt_embeddings(length, dim_emb, dtype=F32):
-    """marian-nmt sinusoidalPositionEmbeddings (float32 C++)."""
-    num_timescales = dim_emb // 2
-    increment = dtype(math.log(10000.0)) / dtype(num_timescales - 1)
-    out = np.zeros((length, dim_emb), dtype=dtype)
-    v = np.arange(length).astype(dtype)[:, None] * np.exp(
-        np.arange(num_timescales).astype(dtype) * -increment
-    )
-    out[:, :num_timescales] = np.sin(v)
-    out[:, num_timescales:] = np.cos(v)
-    return out
-
-
-def timestep_embedding(timesteps, dim, max_period=10000, dtype=F32):
-    """openai/guided-diffusion timestep_embedding."""
-    half = dim // 2
-    freqs = np.exp(dtype(-math.log(max_period)) * np.arange(half).astype(dtype) / dtype(half))
-    args = np.asarray(timesteps).astype(dtype)[:, None] * freqs[None]
-    return np.concatenate([np.cos(args), np.sin(args)], axis=-1)
-
-
 #: convention name -> its source's table (ROWS x WIDTH), and the precision it computes in.
 SOURCES = {
-    "paper": (lambda: annotated_transformer(ROWS, WIDTH), "float32"),
-    "tensor2tensor": (lambda: t2t_timing_signal(ROWS, WIDTH), "float32"),
-    "whisper": (lambda: whisper_sinusoids(ROWS, WIDTH), "float32"),
-    "fairseq": (lambda: fairseq_get_embedding(ROWS, WIDTH, padding_idx=1), "float32"),
-    "hf-marian": (lambda: marian_init_weight(ROWS, WIDTH), "float64"),
-    "marian-nmt": (lambda: marian_nmt_embeddings(ROWS, WIDTH), "float32"),
-    "guided-diffusion": (lambda: timestep_embedding(np.arange(ROWS), WIDTH), "float32"),
+    "paper": (lambda: annotated_transformer(ROWS, WIDTH, dtype=F32), "float32"),
+    "tensor2tensor": (lambda: t2t_timing_signal(ROWS, WIDTH, dtype=F32), "float32"),
+    "whisper": (lambda: whisper_sinusoids(ROWS, WIDTH, dtype=F32), "float32"),
+    "fairseq": (lambda: fairseq_get_embedding(ROWS, WIDTH, padding_idx=1, dtype=F32), "float32"),
+    "hf-marian": (lambda: marian_init_weight(ROWS, WIDTH, dtype=F32), "float64"),
+    "marian-nmt": (lambda: marian_nmt_embeddings(ROWS, WIDTH, dtype=F32), "float32"),
+    "guided-diffusion": (
+        lambda: timestep_embedding(np.arange(ROWS), WIDTH, dtype=F32),
+        "float32",
+    ),
 }
-
-
-def rope_inv_freq(dim, base=10000.0):
-    """Hugging Face's default: 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))."""
-    return (1.0 / (F32(base) ** (np.arange(0, dim, 2).astype(F32) / F32(dim)))).astype(F32)
-
-
-def ntk_inv_freq(dim, factor, base=10000.0):
-    """bloc97's NTK-aware scaling: base = base * factor ** (dim / (dim - 2))."""
-    return rope_inv_freq(dim, base * factor ** (dim / (dim - 2)))
-
-
-def yarn_released(dim, factor, base=10000.0, original=4096, beta_fast=32, beta_slow=1):
-    """transformers _compute_yarn_parameters (jquesnelle/yarn's find_correction_range)."""
-
-    def correction_dim(rotations):
-        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
-
-    low = max(math.floor(correction_dim(beta_fast)), 0)
-    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
-    if low == high:
-        high += 0.001
-    pos_freqs = base ** (np.arange(0, dim, 2).astype(np.float64) / dim)
-    extrapolation, interpolation = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
-    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
-    extrapolation_factor = 1 - ramp
-    return (
-        interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
-    ).astype(F32)
-
-
-def yarn_paper(dim, factor, base=10000.0, original=2048, alpha=1.0, beta=32.0):
-    """Peng et al. 2024, eqs. 17-20: gamma ramps linearly in r = L / wavelength."""
-    theta = base ** (-np.arange(0, dim, 2) / dim)
-    r = original / (2 * math.pi / theta)
-    gamma = np.clip((r - alpha) / (beta - alpha), 0, 1)
-    return ((1 - gamma) * theta / factor + gamma * theta).astype(F32)
-
-
-def llama3_inv_freq(dim, base=500000.0, factor=8.0, low=1.0, high=4.0, original=8192, dtype=F32):
-    """transformers _compute_llama3_parameters (rope_type "llama3")."""
-    inv_freq = 1.0 / (base ** (np.arange(0, dim, 2) / dim))
-    low_wavelen, high_wavelen = original / low, original / high
-    wavelen = 2 * math.pi / inv_freq
-    scaled = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
-    smooth = (original / wavelen - low) / (high - low)
-    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
-    return np.where(medium, smoothed, scaled).astype(dtype)
-
-
-def alibi_get_slopes(n):
-    """ofirpress/attention_with_linear_biases, get_slopes (plain Python)."""
-
-    def get_slopes_power_of_2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        ratio = start
-        return [start * ratio**i for i in range(n)]
-
-    if math.log2(n).is_integer():
-        return get_slopes_power_of_2(n)
-    closest_power_of_2 = 2 ** math.floor(math.log2(n))
-    return (
-        get_slopes_power_of_2(closest_power_of_2)
-        + alibi_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
-    )
 
 
 # --- saving in each format, running the command -------------------------------------------
@@ -256,7 +129,9 @@ def test_another_base_and_first_position_are_found(tmp_path, capsys):
 
 
 def test_fairseq_padding_row_zero(tmp_path, capsys):
-    path = save(tmp_path, "npz", {"embed_positions.weights": fairseq_get_embedding(ROWS, 32, 0)})
+    path = save(
+        tmp_path, "npz", {"embed_positions.weights": fairseq_get_embedding(ROWS, 32, 0, dtype=F32)}
+    )
     status, report, _ = run(capsys, path, "--json")
     assert status == 0
     found = report["tensors"][0]
@@ -273,7 +148,7 @@ def test_a_table_rounded_once_is_within_half_an_ulp(tmp_path, capsys):
 
 
 def test_a_vit_style_leading_axis_is_squeezed(tmp_path, capsys):
-    table = annotated_transformer(ROWS, WIDTH)[np.newaxis]
+    table = annotated_transformer(ROWS, WIDTH, dtype=F32)[np.newaxis]
     status, text, _ = run(capsys, save(tmp_path, "safetensors", {"pos_embed": table}))
     assert status == 0
     assert "pos_embed  (1 x 300 x 64, float32, table)" in text
@@ -297,15 +172,15 @@ INV_FREQ = {
         "NTK-aware scaling: base 10000 x factor 8",
     ),
     "yarn.rotary_emb.inv_freq": (
-        yarn_released(128, 16.0),
+        hf_yarn_inv_freq(128, 10000.0, 16.0, 4096, dtype=F32),
         "YaRN (released ramp): base 10000, factor 16, original length 4096",
     ),
     "yarn_paper.rotary_emb.inv_freq": (
-        yarn_paper(128, 4.0),
+        paper_frequencies(128, 10000.0, 4.0, 2048, dtype=F32),
         "YaRN (paper ramp): base 10000, factor 4, original length 2048",
     ),
     "llama31.rotary_emb.inv_freq": (
-        llama3_inv_freq(128),
+        llama3_inv_freq(128, dtype=F32),
         "Llama 3.1: base 500000, factor 8, original length 8192",
     ),
 }
@@ -335,8 +210,8 @@ def test_llama3_frequencies_is_transformers_rule(dim, base, factor, original):
 
 def test_yarn_at_a_short_context_keeps_its_ramp_apart(tmp_path, capsys):
     # d = 8, L = 16, s = 4: the two ramps differ on pair 0 (chapter 6's length lab)
-    tensors = {"released.inv_freq": yarn_released(8, 4.0, original=16)}
-    tensors["paper.inv_freq"] = yarn_paper(8, 4.0, original=16)
+    tensors = {"released.inv_freq": hf_yarn_inv_freq(8, 10000.0, 4.0, 16, dtype=F32)}
+    tensors["paper.inv_freq"] = paper_frequencies(8, 10000.0, 4.0, 16, dtype=F32)
     status, report, _ = run(capsys, save(tmp_path, "npz", tensors), "--json")
     assert status == 0
     ramps = {t["name"]: (t["ramp"], t["original_length"]) for t in report["tensors"]}
@@ -437,7 +312,7 @@ def test_re_initialised_table_is_named(tmp_path, capsys):
 
 
 def test_one_bad_tensor_makes_the_file_fail(tmp_path, capsys):
-    tensors = {"wpe.weight": annotated_transformer(ROWS, WIDTH)}
+    tensors = {"wpe.weight": annotated_transformer(ROWS, WIDTH, dtype=F32)}
     tensors["h.0.rotary_emb.inv_freq"] = np.array([1.0, 0.5, 0.3], dtype=F32)
     status, text, _ = run(capsys, save(tmp_path, "npz", tensors))
     assert status == 1
@@ -448,11 +323,13 @@ def test_one_bad_tensor_makes_the_file_fail(tmp_path, capsys):
 
 
 def good_file(folder: Path) -> Path:
-    return save(folder, "safetensors", {"wpe.weight": annotated_transformer(ROWS, WIDTH)})
+    return save(
+        folder, "safetensors", {"wpe.weight": annotated_transformer(ROWS, WIDTH, dtype=F32)}
+    )
 
 
 def truncated(folder: Path, fmt: str) -> Path:
-    path = save(folder, fmt, {"wpe": annotated_transformer(ROWS, WIDTH)})
+    path = save(folder, fmt, {"wpe": annotated_transformer(ROWS, WIDTH, dtype=F32)})
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
     return path
@@ -541,7 +418,7 @@ def test_tensors_of_the_wrong_kind_exit_2(tmp_path, capsys, array, message):
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_nan_and_inf_exit_2(tmp_path, capsys, bad):
-    table = annotated_transformer(ROWS, WIDTH)
+    table = annotated_transformer(ROWS, WIDTH, dtype=F32)
     table[17, 5] = bad
     vector = rope_inv_freq(16)
     vector[3] = bad
@@ -586,7 +463,11 @@ def test_pytorch_files_without_torch_name_what_to_install(tmp_path, capsys, suff
 
 def test_pytorch_state_dict_is_read_with_weights_only(tmp_path, capsys):
     torch = pytest.importorskip("torch")  # not in requirements.lock: runs where installed
-    state = {"model": {"embed_positions.weights": torch.tensor(fairseq_get_embedding(64, 16, 1))}}
+    state = {
+        "model": {
+            "embed_positions.weights": torch.tensor(fairseq_get_embedding(64, 16, 1, dtype=F32))
+        }
+    }
     torch.save(state, tmp_path / "checkpoint.pt")
     status, report, _ = run(capsys, tmp_path / "checkpoint.pt", "--json")
     assert status == 0
@@ -619,11 +500,11 @@ def test_large_safetensors_tensors_are_memory_mapped(tmp_path, monkeypatch):
     monkeypatch.setattr(files, "MAPPED_FROM", 1024)
     mapped = files.open_tensors(path)["wpe.weight"].read()
     assert isinstance(mapped, np.memmap)
-    np.testing.assert_array_equal(mapped, annotated_transformer(ROWS, WIDTH))
+    np.testing.assert_array_equal(mapped, annotated_transformer(ROWS, WIDTH, dtype=F32))
 
 
 def test_npz_members_saved_uncompressed_are_mapped(tmp_path):
-    table = annotated_transformer(ROWS, WIDTH)
+    table = annotated_transformer(ROWS, WIDTH, dtype=F32)
     np.savez(tmp_path / "a.npz", wpe=table)
     np.savez_compressed(tmp_path / "b.npz", wpe=table)
     stored = files.open_tensors(tmp_path / "a.npz")["wpe"].read()
@@ -637,7 +518,7 @@ def test_npz_members_saved_uncompressed_are_mapped(tmp_path):
 
 def test_tensors_of_other_dtypes_are_listed_not_read(tmp_path, capsys):
     # a float8 weight beside a float32 table: the file is read, the table inspected
-    table = annotated_transformer(ROWS, WIDTH)
+    table = annotated_transformer(ROWS, WIDTH, dtype=F32)
     header = {
         "wpe.weight": {"dtype": "F32", "shape": [ROWS, WIDTH], "data_offsets": [0, table.nbytes]},
         "h.0.w": {
@@ -701,7 +582,7 @@ def test_python_dash_m_sinpe(tmp_path):
 def test_the_installed_console_script(tmp_path):
     script = shutil.which("sinpe", path=str(Path(sys.executable).parent))
     assert script, "pip install -e . installs the sinpe command beside python"
-    path = save(tmp_path, "npz", {"rotary_emb.inv_freq": llama3_inv_freq(128)})
+    path = save(tmp_path, "npz", {"rotary_emb.inv_freq": llama3_inv_freq(128, dtype=F32)})
     done = subprocess.run([script, "inspect", str(path), "--json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     (found,) = json.loads(done.stdout)["tensors"]

@@ -9,35 +9,25 @@ list is right and that what depends on it cannot drift silently.
 from __future__ import annotations
 
 import ast
-import importlib
-import importlib.util
 import pkgutil
 import re
-import sys
 
 import pytest
+from scripts_loader import load_script
 
 import sinpe
 from sinpe import nn
 
 
-def _script(root, name):
-    spec = importlib.util.spec_from_file_location(name, root / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def mutants(root):
-    return _script(root, "mutants")
+def mutants():
+    return load_script("mutants")
 
 
 @pytest.fixture(scope="module")
 def chapter_uses(root):
     """``{module: chapter numbers}``: which chapters use each module in their own code."""
-    changed = _script(root, "changed_chapters")
+    changed = load_script("changed_chapters")
     uses: dict[str, set[int]] = {}
     for path in sorted((root / "book").glob("ch[0-9][0-9]_*.md")):
         for name in changed.imported_modules(changed.chapter_code(path)):

@@ -3,29 +3,21 @@ choice of chapters a change affects."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 
 import pytest
-
-
-def _script(root, name):
-    spec = importlib.util.spec_from_file_location(name, root / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from scripts_loader import load_script
 
 
 @pytest.fixture(scope="module")
-def stages(root):
-    return _script(root, "stages")
+def stages():
+    return load_script("stages")
 
 
 @pytest.fixture(scope="module")
-def changed(root):
-    return _script(root, "changed_chapters")
+def changed():
+    return load_script("changed_chapters")
 
 
 def test_the_table_marks_a_stage_over_its_budget(stages):
@@ -99,10 +91,7 @@ def test_the_makefile_times_every_stage_of_make_test(root):
     assert "scripts/stages.py $(STAGES)" in makefile
 
 
-def test_a_chapter_is_affected_by_its_text_and_the_modules_it_uses(root, changed):
-    sys.path.insert(0, str(root / "scripts"))
-    import notebooks
-
+def test_a_chapter_is_affected_by_its_text_and_the_modules_it_uses(root, changed, notebooks):
     chapters = notebooks.chapters()
     names = lambda found: [path.stem for path in found]  # noqa: E731
     assert names(changed.affected({"book/ch02_rotation.md"}, chapters)) == [

@@ -3,20 +3,16 @@ reproducible."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import zipfile
 
 import pytest
+from scripts_loader import load_script
 
 
 @pytest.fixture(scope="module")
-def notebook_zips(root):
-    path = root / "scripts" / "notebook_zips.py"
-    spec = importlib.util.spec_from_file_location("notebook_zips", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def notebook_zips():
+    return load_script("notebook_zips")
 
 
 @pytest.fixture(scope="module")

@@ -16,16 +16,12 @@ from types import SimpleNamespace
 
 import nbformat
 import pytest
+from scripts_loader import load_script
 
 
 @pytest.fixture(scope="module")
-def reader(root):
-    path = root / "scripts" / "reader_edition.py"
-    spec = importlib.util.spec_from_file_location("reader_edition", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def reader():
+    return load_script("reader_edition")
 
 
 @pytest.fixture(scope="module")
@@ -266,11 +262,7 @@ def test_the_install_cell_does_nothing_where_sinpe_is_importable(reader):
 
 
 def test_binder_installs_what_the_download_does(root):
-    spec = importlib.util.spec_from_file_location(
-        "notebook_zips", root / "scripts" / "notebook_zips.py"
-    )
-    zips = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(zips)
+    zips = load_script("notebook_zips")
     assert (root / "binder" / "requirements.txt").read_text() == zips.requirements(wheel=False)
     assert "pip install --no-deps ." in (root / "binder" / "postBuild").read_text()
 

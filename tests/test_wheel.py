@@ -8,13 +8,13 @@ import too: the reader's path checks that in its venv. Needs the package index (
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import venv
 from pathlib import Path
 
 import pytest
+from scripts_loader import load_script
 
 #: The modules that need an extra, and the extra their error must name. Every other
 #: module of ``sinpe.SUBMODULES`` must import with NumPy alone.
@@ -24,11 +24,7 @@ EXTRA_MODULES = {"sinpe.symbolic": "sinpe[symbolic]", "sinpe.plotting": "sinpe[p
 @pytest.fixture(scope="module")
 def distributions(root, tmp_path_factory):
     """The wheel and the source archive, built as the book's downloads build them."""
-    spec = importlib.util.spec_from_file_location(
-        "notebook_zips", root / "scripts" / "notebook_zips.py"
-    )
-    zips = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(zips)
+    zips = load_script("notebook_zips")
     out = tmp_path_factory.mktemp("dist")
     zips.build_wheel(out, sdist=True)
     return sorted(out.iterdir())

@@ -3,7 +3,8 @@ r"""YaRN's two ramps against their sources (issue 28).
 ``sinpe.rope.scaled_frequencies(..., method="yarn", ramp=...)`` has two forms:
 
 * ``ramp="released"`` (the default), the code the paper's authors released and
-  Hugging Face copied. Re-typed below in NumPy from
+  Hugging Face copied. Re-typed in NumPy (jquesnelle/yarn's below, transformers' in
+  ``tests/sources.py``: two independent copies that check each other) from
 
   - jquesnelle/yarn, ``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py`` (long lines
     wrapped with ``\``)::
@@ -60,8 +61,9 @@ r"""YaRN's two ramps against their sources (issue 28).
   otherwise``; ``h(theta_d) = (1 - gamma(r(d))) theta_d / s + gamma(r(d))
   theta_d``; alpha = 1, beta = 32 for Llama.
 
-The sources compute in float32 (PyTorch); they are re-typed in float64 here, and
-once in float32 to show the gap is float32's rounding.
+The sources compute in float32 (PyTorch); they are re-typed in float64, and once in
+float32 to show the gap is float32's rounding. The paper's ramp is re-typed in
+``tests/sources.py`` too.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ import math
 
 import numpy as np
 import pytest
+from sources import hf_yarn_inv_freq, paper_frequencies
 
 import sinpe
 from sinpe import experiments, nn
@@ -112,52 +115,6 @@ def jquesnelle_mscale(scale):
     if scale <= 1:
         return 1.0
     return 0.1 * math.log(scale) + 1.0
-
-
-def hf_yarn_inv_freq(dim, base, factor, max_position_embeddings, beta_fast=32, beta_slow=1):
-    """transformers modeling_rope_utils._compute_yarn_parameters' inv_freq, in float64."""
-
-    def find_correction_dim(num_rotations, dim, base, max_position_embeddings):
-        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (
-            2 * math.log(base)
-        )
-
-    def find_correction_range(low_rot, high_rot, dim, base, max_position_embeddings):
-        low = math.floor(find_correction_dim(low_rot, dim, base, max_position_embeddings))
-        high = math.ceil(find_correction_dim(high_rot, dim, base, max_position_embeddings))
-        return max(low, 0), min(high, dim - 1)
-
-    def linear_ramp_factor(min, max, dim):  # the source's names
-        if min == max:
-            max += 0.001
-        return np.clip((np.arange(dim, dtype=np.float64) - min) / (max - min), 0, 1)
-
-    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
-    inv_freq_extrapolation = 1.0 / pos_freqs
-    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
-    low, high = find_correction_range(beta_fast, beta_slow, dim, base, max_position_embeddings)
-    inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2)
-    return (
-        inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
-        + inv_freq_extrapolation * inv_freq_extrapolation_factor
-    )
-
-
-def paper_frequencies(dim, base, s, length, alpha=1.0, beta=32.0):
-    """Peng et al. section 3.2: h(theta_d) with r(d) = L / lambda_d and the ramp gamma."""
-    out = []
-    for d in range(dim // 2):
-        theta = base ** (-2 * d / dim)
-        wavelength = 2 * math.pi * base ** (2 * d / dim)
-        r = length / wavelength
-        if r < alpha:
-            gamma = 0.0
-        elif r > beta:
-            gamma = 1.0
-        else:
-            gamma = (r - alpha) / (beta - alpha)
-        out.append((1 - gamma) * theta / s + gamma * theta)
-    return np.array(out)
 
 
 # (dim, base, original length, factor): the length lab's two; Llama's 4096 at 8 and 16;

@@ -1,0 +1,305 @@
+"""The published code, re-typed in NumPy (or plain Python); never from ``sinpe``.
+
+One copy of each source for every test module that checks ``sinpe`` against it
+(test_porting, test_inspect_cli, test_yarn). A function follows its source step by
+step in ``dtype``: float64 by default, the transcription ``sinpe`` reproduces; a
+test passes ``dtype=np.float32`` for the table the framework itself computes
+(PyTorch and TensorFlow default to float32; a Python float times a float32 tensor
+is rounded to float32 first). Each docstring's first line names the repository and
+the function it copies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+F32 = np.float32
+
+
+def t2t_timing_signal(
+    length, channels, min_timescale=1.0, max_timescale=1.0e4, start_index=0, dtype=np.float64
+):
+    """tensorflow/tensor2tensor, layers/common_attention.py, get_timing_signal_1d (no batch axis).
+
+    position = tf.to_float(tf.range(length) + start_index)
+    log_timescale_increment = math.log(max / min) / tf.maximum(tf.to_float(n) - 1, 1)
+    inv_timescales = min_timescale * tf.exp(tf.to_float(tf.range(n)) * -increment)
+    signal = tf.concat([tf.sin(scaled_time), tf.cos(scaled_time)], axis=1), padded.
+    """
+    position = (np.arange(length) + start_index).astype(dtype)
+    num_timescales = channels // 2
+    increment = dtype(math.log(float(max_timescale) / float(min_timescale))) / dtype(
+        max(num_timescales - 1, 1)
+    )
+    inv_timescales = dtype(min_timescale) * np.exp(
+        np.arange(num_timescales).astype(dtype) * -increment
+    )
+    scaled_time = position[:, None] * inv_timescales[None, :]
+    signal = np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+    return np.pad(signal, [[0, 0], [0, channels % 2]])
+
+
+def annotated_transformer(max_len, d_model, dtype=np.float64):
+    """harvardnlp/annotated-transformer, PositionalEncoding (float32 there).
+
+    The PyTorch tutorial's PositionalEncoding is the same code.
+    """
+    position = np.arange(max_len)[:, None].astype(dtype)
+    div_term = np.exp(
+        np.arange(0, d_model, 2).astype(dtype) * dtype(-(math.log(10000.0) / d_model))
+    )
+    pe = np.zeros((max_len, d_model), dtype=dtype)
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe
+
+
+def whisper_sinusoids(length, channels, max_timescale=10000, dtype=np.float64):
+    """openai/whisper, whisper/model.py, sinusoids (torch.exp of a float32 tensor there)."""
+    assert channels % 2 == 0
+    log_timescale_increment = np.log(max_timescale) / (channels // 2 - 1)
+    inv_timescales = np.exp(
+        dtype(-log_timescale_increment) * np.arange(channels // 2).astype(dtype)
+    )
+    scaled_time = np.arange(length).astype(dtype)[:, np.newaxis] * inv_timescales[np.newaxis, :]
+    return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+
+
+def fairseq_get_embedding(num_embeddings, embedding_dim, padding_idx=None, dtype=np.float64):
+    """facebookresearch/fairseq, SinusoidalPositionalEmbedding.get_embedding (float32 there).
+
+    fairseq/modules/sinusoidal_positional_embedding.py.
+    """
+    half_dim = embedding_dim // 2
+    emb = math.log(10000) / (half_dim - 1)
+    emb = np.exp(np.arange(half_dim).astype(dtype) * dtype(-emb))
+    emb = np.arange(num_embeddings).astype(dtype)[:, None] * emb[None, :]
+    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=1).reshape(num_embeddings, -1)
+    if embedding_dim % 2 == 1:
+        emb = np.concatenate([emb, np.zeros((num_embeddings, 1), dtype=dtype)], axis=1)
+    if padding_idx is not None:
+        emb[padding_idx, :] = 0
+    return emb
+
+
+def fairseq_make_positions(tokens, padding_idx):
+    """facebookresearch/fairseq, fairseq/utils.py, make_positions."""
+    mask = (np.asarray(tokens) != padding_idx).astype(np.int32)
+    return (np.cumsum(mask, axis=1) * mask).astype(np.int64) + padding_idx
+
+
+def fairseq_module(tokens, embedding_dim, padding_idx, init_size=1024):
+    """facebookresearch/fairseq, SinusoidalPositionalEmbedding.forward, in float64.
+
+    SinusoidalPositionalEmbedding(embedding_dim, padding_idx, init_size).forward(tokens).
+    """
+    module_padding_idx = padding_idx if padding_idx is not None else 0  # its __init__
+    weights = fairseq_get_embedding(init_size, embedding_dim, padding_idx)
+    seq_len = np.shape(tokens)[1]
+    if module_padding_idx + 1 + seq_len > init_size:  # rebuilt with self.padding_idx
+        weights = fairseq_get_embedding(
+            module_padding_idx + 1 + seq_len, embedding_dim, module_padding_idx
+        )
+    positions = fairseq_make_positions(tokens, module_padding_idx)
+    return weights[positions]
+
+
+def marian_init_weight(n_pos, dim, dtype=np.float64):
+    """huggingface/transformers, MarianSinusoidalPositionalEmbedding._init_weight.
+
+    Computed in float64, then rounded to ``dtype`` (torch.FloatTensor: float32 there).
+    """
+    position_enc = np.array(
+        [[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)]
+    )
+    out = np.empty((n_pos, dim))
+    sentinel = dim // 2 if dim % 2 == 0 else (dim // 2) + 1
+    out[:, 0:sentinel] = np.sin(position_enc[:, 0::2])
+    out[:, sentinel:] = np.cos(position_enc[:, 1::2])
+    return out.astype(dtype)  # torch.FloatTensor(...) rounds this to float32
+
+
+def marian_nmt_embeddings(length, dim_emb, start=0, dtype=np.float64):
+    """marian-nmt/marian, src/graph/node_initializers.cpp, sinusoidalPositionEmbeddings.
+
+    C++ in float32 there.
+    """
+    num_timescales = dtype(dim_emb) / dtype(2)
+    increment = dtype(math.log(10000.0)) / (num_timescales - dtype(1))
+    out = np.zeros((length, dim_emb), dtype=dtype)
+    i = np.arange(int(num_timescales))
+    p = np.arange(start, start + length).astype(dtype)[:, None]
+    v = p * np.exp(i.astype(dtype) * -increment)[None, :]
+    out[:, : int(num_timescales)] = np.sin(v)
+    out[:, int(num_timescales) : 2 * int(num_timescales)] = np.cos(v)
+    return out
+
+
+def timestep_embedding(timesteps, dim, max_period=10000, dtype=np.float64):
+    """openai/guided-diffusion, guided_diffusion/nn.py, timestep_embedding (float32 there)."""
+    half = dim // 2
+    freqs = np.exp(dtype(-math.log(max_period)) * np.arange(half).astype(dtype) / dtype(half))
+    args = np.asarray(timesteps).astype(dtype)[:, None] * freqs[None]
+    embedding = np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+    if dim % 2:
+        embedding = np.concatenate([embedding, np.zeros_like(embedding[:, :1])], axis=-1)
+    return embedding
+
+
+def neox_rotary(x, positions, rotary_ndims, base=10000.0, inv_freq=None):
+    """EleutherAI/gpt-neox, RotaryEmbedding and apply_rotary_pos_emb (partial rotary).
+
+    RotaryEmbedding(dim=rotary_ndims) on q[..., :rotary_ndims]:
+
+    inv_freq = 1 / base ** (arange(0, dim, 2) / dim) (or a given one); emb =
+    cat(freqs, freqs); q_rot * cos + rotate_half(q_rot) * sin; cat(q_rot, q_pass).
+    """
+    q_rot, q_pass = x[..., :rotary_ndims], x[..., rotary_ndims:]
+    if inv_freq is None:
+        inv_freq = 1.0 / base ** (np.arange(0, rotary_ndims, 2) / rotary_ndims)
+    freqs = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb), np.sin(emb)
+    half = rotary_ndims // 2
+    rotated = np.concatenate([-q_rot[..., half:], q_rot[..., :half]], axis=-1)  # rotate_half
+    return np.concatenate([q_rot * cos + rotated * sin, q_pass], axis=-1)
+
+
+def gptj_rotary(x, positions, rotary_dim, base=10000.0):
+    """kingoflolz/mesh-transformer-jax (GPT-J), rotate_every_two and apply_rotary_pos_emb.
+
+    rotate_every_two on k[..., :rotary_dim] with sin/cos repeated per pair.
+    """
+    k_rot, k_pass = x[..., :rotary_dim], x[..., rotary_dim:]
+    inv_freq = 1.0 / (base ** (np.arange(0, rotary_dim, 2) / rotary_dim))
+    sinusoid = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    sin = np.repeat(np.sin(sinusoid), 2, axis=-1)
+    cos = np.repeat(np.cos(sinusoid), 2, axis=-1)
+    every_two = np.stack([-k_rot[..., 1::2], k_rot[..., ::2]], axis=-1).reshape(k_rot.shape)
+    return np.concatenate([k_rot * cos + every_two * sin, k_pass], axis=-1)
+
+
+def llama3_inv_freq(
+    dim, base=500000.0, factor=8.0, low=1.0, high=4.0, original=8192, dtype=np.float64
+):
+    """huggingface/transformers, modeling_rope_utils._compute_llama3_parameters' inv_freq.
+
+    rope_type "llama3"; computed in float64, then rounded to ``dtype``.
+    """
+    inv_freq = 1.0 / (base ** (np.arange(0, dim, 2) / dim))
+    low_wavelen, high_wavelen = original / low, original / high
+    wavelen = 2 * math.pi / inv_freq
+    scaled = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (original / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(dtype)
+
+
+def nerf_embedder(x, multires, include_input=True, log_sampling=True, dtype=np.float64):
+    """yenchenlin/nerf-pytorch, run_nerf_helpers.py, Embedder.embed.
+
+    Embedder(**get_embedder's kwargs).embed(x).
+    """
+    max_freq, n_freqs = multires - 1, multires
+    if log_sampling:
+        freq_bands = 2.0 ** np.linspace(0.0, max_freq, num=n_freqs)
+    else:
+        freq_bands = np.linspace(2.0**0.0, 2.0**max_freq, num=n_freqs)
+    x = np.asarray(x, dtype=dtype)
+    fns = [x] if include_input else []
+    for freq in freq_bands.astype(dtype):
+        for p_fn in (np.sin, np.cos):
+            fns.append(p_fn(x * freq))
+    return np.concatenate(fns, axis=-1)
+
+
+def rope_inv_freq(dim, base=10000.0):
+    """huggingface/transformers, modeling_rope_utils._compute_default_rope_parameters.
+
+    1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)), in float32 as there.
+    """
+    return (1.0 / (F32(base) ** (np.arange(0, dim, 2).astype(F32) / F32(dim)))).astype(F32)
+
+
+def ntk_inv_freq(dim, factor, base=10000.0):
+    """bloc97's NTK-aware scaled RoPE (its published notebook), the scaled base.
+
+    base = base * factor ** (dim / (dim - 2)), then the default inv_freq.
+    """
+    return rope_inv_freq(dim, base * factor ** (dim / (dim - 2)))
+
+
+def alibi_get_slopes(n):
+    """ofirpress/attention_with_linear_biases, get_slopes (plain Python)."""
+
+    def get_slopes_power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        ratio = start
+        return [start * ratio**i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return get_slopes_power_of_2(n)
+    closest_power_of_2 = 2 ** math.floor(math.log2(n))
+    return (
+        get_slopes_power_of_2(closest_power_of_2)
+        + alibi_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
+    )
+
+
+# test_yarn.py re-types jquesnelle/yarn's inv_freq on its own, with the same helpers:
+# the two transcriptions check each other, so that near-copy is kept on purpose.
+def hf_yarn_inv_freq(
+    dim, base, factor, max_position_embeddings, beta_fast=32, beta_slow=1, dtype=np.float64
+):
+    """huggingface/transformers, modeling_rope_utils._compute_yarn_parameters' inv_freq.
+
+    Computed in float64, then rounded to ``dtype``.
+    """
+
+    def find_correction_dim(num_rotations, dim, base, max_position_embeddings):
+        return (dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi))) / (
+            2 * math.log(base)
+        )
+
+    def find_correction_range(low_rot, high_rot, dim, base, max_position_embeddings):
+        low = math.floor(find_correction_dim(low_rot, dim, base, max_position_embeddings))
+        high = math.ceil(find_correction_dim(high_rot, dim, base, max_position_embeddings))
+        return max(low, 0), min(high, dim - 1)
+
+    def linear_ramp_factor(min, max, dim):  # the source's names
+        if min == max:
+            max += 0.001
+        return np.clip((np.arange(dim, dtype=np.float64) - min) / (max - min), 0, 1)
+
+    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    inv_freq_extrapolation = 1.0 / pos_freqs
+    inv_freq_interpolation = 1.0 / (factor * pos_freqs)
+    low, high = find_correction_range(beta_fast, beta_slow, dim, base, max_position_embeddings)
+    inv_freq_extrapolation_factor = 1 - linear_ramp_factor(low, high, dim // 2)
+    return (
+        inv_freq_interpolation * (1 - inv_freq_extrapolation_factor)
+        + inv_freq_extrapolation * inv_freq_extrapolation_factor
+    ).astype(dtype)
+
+
+def paper_frequencies(dim, base, s, length, alpha=1.0, beta=32.0, dtype=np.float64):
+    """Peng et al., "YaRN" (arXiv:2309.00071), section 3.2, eqs. 17-20 (no code: the paper).
+
+    h(theta_d) with r(d) = L / lambda_d and the ramp gamma, in Python floats, then ``dtype``.
+    """
+    out = []
+    for d in range(dim // 2):
+        theta = base ** (-2 * d / dim)
+        wavelength = 2 * math.pi * base ** (2 * d / dim)
+        r = length / wavelength
+        if r < alpha:
+            gamma = 0.0
+        elif r > beta:
+            gamma = 1.0
+        else:
+            gamma = (r - alpha) / (beta - alpha)
+        out.append((1 - gamma) * theta / s + gamma * theta)
+    return np.array(out).astype(dtype)
