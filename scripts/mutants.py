@@ -1413,8 +1413,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        'return html + (_AUTOPLAY % {"name": name} if autoplay else "")',
-        'return html + _AUTOPLAY % {"name": name}',
+        'return html + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")',
+        'return html + _FITS + _AUTOPLAY % {"name": name}',
         "animation_html: autoplay always on",
     ),
     M(

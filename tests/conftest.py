@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,9 +18,6 @@ settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None
 settings.load_profile("ci" if os.environ.get("CI") == "true" else "local")
 
 ROOT = Path(__file__).resolve().parent.parent
-# The tools in scripts/ import their siblings (notebook_zips imports lockfile) as they
-# do when run from there; a test that loads one by its path needs the same.
-sys.path.insert(0, str(ROOT / "scripts"))
 
 # An IPython startup file that changes NumPy on import (the portability check,
 # scripts/notebooks.py validate --elsewhere): never import it into the test session.

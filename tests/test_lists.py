@@ -9,6 +9,7 @@ list is right and that what depends on it cannot drift silently.
 from __future__ import annotations
 
 import ast
+import importlib
 import pkgutil
 import re
 
