@@ -587,3 +587,20 @@ def test_the_installed_console_script(tmp_path):
     assert done.returncode == 0, done.stderr
     (found,) = json.loads(done.stdout)["tensors"]
     assert (found["scaling"], found["factor"], found["base"]) == ("llama3", 8.0, 500000.0)
+
+
+def test_the_api_page_shows_what_the_command_prints(root, tmp_path, capsys):
+    """book/api/checkpoints.md's example report, run on the file it describes."""
+    page = (root / "book" / "api" / "checkpoints.md").read_text(encoding="utf-8")
+    shown = page.split("```text\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "model.safetensors"
+    save_file(
+        {
+            "encoder.embed_positions.weights": fairseq_get_embedding(1026, 512, 1, dtype=F32),
+            "decoder.rotary_emb.inv_freq": llama3_inv_freq(128, dtype=F32),
+        },
+        str(path),
+    )
+    status, report, _ = run(capsys, path)
+    assert status == 0
+    assert report.replace(str(path), "model.safetensors") == shown
