@@ -7,10 +7,7 @@ colour-blind safe, and monotone in lightness, so it still reads in greyscale).
 
 Matplotlib is imported here only; the core of :mod:`sinpe` needs NumPy alone.
 
-Used in: chapter 2 (Shifting a position is a rotation), chapter 3 (Seeing the
-encoding), chapter 4 (A Transformer layer in NumPy — and what the encoding buys),
-chapter 5 (Periodic features and NeRF), chapter 6 (From sinusoids to RoPE and ALiBi —
-and the convention zoo), chapter 7 (Numerics: an accurate table, and a fast one).
+Used in: chapters 1, 2, 3, 4, 5, 6, 7 and 8.
 """
 
 from __future__ import annotations

@@ -108,18 +108,7 @@ def test_in_attention_schemes_are_the_modules_that_declare_attention():
 # sinpe/plotting.py was being edited on another branch when the signposts were made
 # checkable (issue 31): its line ("chapters 3, 4, 5, 6 and 7") misses chapters 1 and 8.
 # Strict: once the line is right, this mark fails and must go.
-STALE_ELSEWHERE = {"plotting": "signpost fixed when the plotting branch is merged"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=STALE_ELSEWHERE[name]))
-        if name in STALE_ELSEWHERE
-        else name
-        for name in sinpe.SUBMODULES
-    ],
-)
+@pytest.mark.parametrize("name", sinpe.SUBMODULES)
 def test_used_in_names_the_chapters_that_import_the_module(name, chapter_uses, root):
     """The "Used in" signpost of each module is the chapters' own imports, so it
     cannot go stale (d2l's "Defined in" pointers come from its code harvester)."""
