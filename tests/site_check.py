@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -373,6 +374,9 @@ class Visit:
     accessibility: list[str] | None = None
     #: PAGE_FACTS_JS's answers, plus "animations": {name: frames, or None if it never moved}.
     facts: dict = dataclasses.field(default_factory=dict)
+    #: What a chapter's desktop visit, cache empty, fetched until MathJax had typeset the page
+    #: and the network was idle: {URL path: bytes received, headers included}.
+    loads: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 class Chromium:
@@ -407,16 +411,22 @@ class Chromium:
         self.loop.close()
 
 
-async def visit(context, url: str, screenshot: Path | None = None, audit: bool = False) -> Visit:
+async def visit(
+    context, url: str, screenshot: Path | None = None, audit: bool = False, measure: bool = False
+) -> Visit:
     """Open ``url`` once in a new page of ``context`` and run every per-page check.
 
-    In order: load; wait for MathJax's and the copy buttons' own ready signals; read
+    In order: load; wait for MathJax's and the copy buttons' own ready signals; if
+    ``measure`` (in a context of its own: cache empty), wait for the network to be
+    idle and note what was fetched (:attr:`Visit.loads`); read
     PAGE_FACTS_JS; play each animation until it moves; PAGE_CHECKS_JS; a full-page
     screenshot; and, if ``audit``, axe-core. Console errors and requests are watched
     throughout.
     """
     found = Visit()
     page = await context.new_page()
+    finished = []
+    page.on("requestfinished", lambda request: finished.append(request))
     base = urlsplit(url)
     watching = True  # what the page does by itself (not what axe does: see below)
 
@@ -446,6 +456,9 @@ async def visit(context, url: str, screenshot: Path | None = None, audit: bool =
             problem(f"page did not load: HTTP {response.status if response else '?'}")
         else:
             await _ready(page, problem)
+            if measure:
+                await page.wait_for_load_state("networkidle")
+                found.loads = await _received(finished)
             found.facts = await page.evaluate(PAGE_FACTS_JS, FIGURES)
             found.facts["animations"] = await _play_animations(page)
             from sinpe.plotting import MIN_FONT_SIZE
@@ -458,7 +471,7 @@ async def visit(context, url: str, screenshot: Path | None = None, audit: bool =
             found.problems.extend(await page.evaluate(PAGE_CHECKS_JS, arguments))
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
-            await page.screenshot(path=str(screenshot), full_page=True)
+            await page.screenshot(path=str(screenshot), full_page=True, scale="css")
         if audit:
             # axe reads the style sheets again for its own rules, and resolves the
             # theme's `@import "../basic.css"` against the wrong folder: its 404 is
@@ -468,6 +481,17 @@ async def visit(context, url: str, screenshot: Path | None = None, audit: bool =
     finally:
         await page.close()
     return found
+
+
+async def _received(requests) -> dict[str, int]:
+    """{URL path: bytes received} of finished requests (body and headers)."""
+    received: dict[str, int] = {}
+    for request in list(requests):
+        sizes = await request.sizes()
+        path = urlsplit(request.url).path
+        size = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        received[path] = received.get(path, 0) + size
+    return received
 
 
 async def _ready(page, problem) -> None:
@@ -517,12 +541,20 @@ async def _play_animations(page) -> dict[str, int | None]:
 AT_ONCE = 4
 
 
+def is_chapter(relative: Path) -> bool:
+    """Whether a page of the site is a chapter (book/chNN_*.html)."""
+    return relative.parent == Path("book") and re.fullmatch(r"ch\d\d_.+", relative.stem) is not None
+
+
 async def sweep(
     chromium: Chromium, site: Path, base: str, screenshots: Path, at_once: int = AT_ONCE
 ) -> dict[tuple[Path, int], Visit]:
     """Visit every page of ``site`` (served at ``base``) once at each width, ``at_once``
     pages at a time, and audit the desktop visits: {(page, width): Visit}.
     Screenshots go to ``screenshots/<width>/``."""
+    # The visits of a width share a context, except a chapter's desktop visit, which has
+    # one of its own: it starts with an empty cache, and measures what a reader's first
+    # visit fetches (Visit.loads).
     contexts = {width: await chromium.context(width) for width in VIEWPORTS}
     # Longest first, so that no long page is left to run alone at the end: a visit
     # costs about the page's number of tags, and twice that when audited.
@@ -539,12 +571,21 @@ async def sweep(
         for relative, width in pending:
             name = relative.with_suffix("").as_posix().replace("/", "__") + ".png"
             url = base + relative.as_posix()
+            cold = width == DESKTOP and is_chapter(relative)
+            context = await chromium.context(width) if cold else contexts[width]
             try:
                 found = await visit(
-                    contexts[width], url, screenshots / str(width) / name, audit=width == DESKTOP
+                    context,
+                    url,
+                    screenshots / str(width) / name,
+                    audit=width == DESKTOP,
+                    measure=cold,
                 )
             except Exception as error:  # one page's failure must not hide the others'
                 found = Visit(problems=[f"the visit failed: {error!r}"])
+            finally:
+                if cold:
+                    await context.close()
             visits[relative, width] = found
 
     try:

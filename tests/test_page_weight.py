@@ -18,7 +18,6 @@ compresses sends less.
 
 from __future__ import annotations
 
-import os
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import ClassVar
@@ -35,14 +34,6 @@ BUDGET = 2_500_000
 WHOLE_ICON_FONT = ("/_static/scripts/fontawesome.js", "/_static/vendor/fontawesome/")
 #: The most that the subset of the icon fonts the book serves instead may weigh.
 ICON_SUBSET = 10_000
-
-
-@pytest.fixture(scope="module")
-def site(root) -> Path:
-    built = root / "_build" / "html"
-    if not (built / "book" / "intro.html").exists():
-        pytest.fail("the book is not built: run `make book` first")
-    return built
 
 
 def chapters(site: Path) -> list[Path]:
@@ -129,47 +120,14 @@ def test_what_a_chapter_names_fits_the_budget(site):
 
 
 # Runs in the page once it has loaded: waits for MathJax to typeset it.
-TYPESET = """
-async () => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await MathJax.startup.promise;
-  }
-}
-"""
-
-
 @pytest.fixture(scope="module")
-def cold_loads(site):
-    """{chapter page name: {URL path: bytes received}}: each page opened, cache empty."""
-    executable = site_check.find_chromium()
-    if executable is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(site_check.INSTALL_HINT)
-        pytest.skip(site_check.INSTALL_HINT)
-    from playwright.sync_api import sync_playwright
-
-    loads = {}
-    with site_check.serve(site) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable)
-        try:
-            for page_path in chapters(site):
-                context = browser.new_context(viewport={"width": site_check.DESKTOP, "height": 900})
-                page = context.new_page()
-                finished = []
-                page.on("requestfinished", lambda request, done=finished: done.append(request))
-                page.goto(base + page_path.relative_to(site).as_posix(), wait_until="load")
-                page.evaluate(TYPESET)
-                page.wait_for_load_state("networkidle")
-                received = {}
-                for request in finished:
-                    sizes = request.sizes()
-                    path = urlsplit(request.url).path
-                    size = sizes["responseBodySize"] + sizes["responseHeadersSize"]
-                    received[path] = received.get(path, 0) + size
-                loads[page_path.name] = received
-                context.close()
-        finally:
-            browser.close()
+def cold_loads(site, visits):
+    """{chapter page name: {URL path: bytes received}}: each chapter opened at the
+    desktop width with an empty cache, in the browser test's own visit of it
+    (site_check.visit: until MathJax has typeset the page and the network is idle)."""
+    loads = {page.name: visits[page.relative_to(site), site_check.DESKTOP].loads
+             for page in chapters(site)}  # fmt: skip
+    assert all(loads.values()), "a desktop visit measured nothing"
     return loads
 
 

@@ -11,8 +11,6 @@ and the tests below assert over what the visits found, one kind of check per tes
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,48 +20,6 @@ pytestmark = pytest.mark.browser
 
 DESKTOP, PHONE = site_check.DESKTOP, site_check.PHONE
 CHAPTER_ONE = Path("book/ch01_definition.html")
-
-
-@pytest.fixture(scope="session")
-def site(root):
-    built = root / "_build" / "html"
-    if not (built / "book" / "intro.html").exists():
-        pytest.fail("the book is not built: run `make book` first")
-    return built
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    executable = site_check.find_chromium()
-    if executable is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(site_check.INSTALL_HINT)
-        pytest.skip(site_check.INSTALL_HINT)
-    browser = site_check.Chromium(executable)
-    yield browser
-    browser.close()
-
-
-@pytest.fixture(scope="session")
-def base(site):
-    """The book served on a loopback port, for the whole session."""
-    with site_check.serve(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
-def screenshots(root):
-    folder = root / "_build" / "screenshots"
-    shutil.rmtree(folder, ignore_errors=True)
-    return folder
-
-
-@pytest.fixture(scope="session")
-def visits(chromium, site, base, screenshots):
-    """Every page once at each width: {(page, width): site_check.Visit}."""
-    found = chromium.run(site_check.sweep(chromium, site, base, screenshots))
-    assert len(found) == 2 * len(site_check.pages(site))
-    return found
 
 
 CHAPTERS = sorted(
