@@ -12,9 +12,9 @@ as a user does, in a child process, and reports:
 * wall-clock seconds of the command (target: at most 10 s on 2 cores);
 * its peak anonymous memory (RssAnon, sampled every 20 ms from /proc): what the
   command allocates (target: under 300 MB);
-* its peak resident set (``ru_maxrss``), which also counts the pages of the file
-  that the memory map brought in: page cache the kernel reclaims under pressure,
-  not memory the command holds;
+* its peak resident set (``ru_maxrss``, target under 300 MB), which also counts the
+  pages of the file the memory map brought in (the command lets each block's go once
+  it has read it);
 * the peak of Python's own allocations (``tracemalloc``), from a second run of the
   same inspection in this process.
 
@@ -120,7 +120,7 @@ def main() -> None:
         print(
             f"python -m sinpe inspect: {wall:.2f} s wall (target <= 10 s), "
             f"peak RssAnon {anonymous:.0f} MB (target < 300 MB), "
-            f"ru_maxrss {maxrss:.0f} MB (with the mapped file's pages)"
+            f"ru_maxrss {maxrss:.0f} MB (target < 300 MB, the mapped file's pages included)"
         )
         tracemalloc.start()
         findings, status = inspect_file(str(path))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sinpe._table_scan import _layout_of
+from sinpe._table_scan import _layout_of, _release
 from sinpe._validation import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checks import BUGGY_TABLES, buggy_table, inspect_table
@@ -215,6 +215,16 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
 # --- additive tables --------------------------------------------------------------------
 
 
+def _rows(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """``values[picks]`` in float64, a few rows at a time: the pages a memory-mapped
+    file brings in for each are let go before the next (``_table_scan._release``)."""
+    sample = np.empty((picks.size, values.shape[1]))
+    for start in range(0, picks.size, 16):
+        sample[start : start + 16] = values[picks[start : start + 16]]
+        _release(values)
+    return sample
+
+
 def _sample_rows(rows: int) -> np.ndarray:
     return np.unique(
         np.r_[
@@ -253,7 +263,7 @@ def _inspect_table(values: np.ndarray, dtype: str):
     except ValueError as error:  # NaN or infinities, named
         raise CheckpointError(f"the table cannot be inspected: {error}") from None
     picks = _sample_rows(rows)
-    sample = np.asarray(values[picks], dtype=np.float64)
+    sample = _rows(values, picks)
     details: dict = {"rows": rows, "d_model": width}
     matches = [
         _Match(label, padding_idx=1 if label == "fairseq" else None) for label in report.matches
@@ -427,6 +437,7 @@ def _everywhere(values: np.ndarray, match: _Match, tolerance: float) -> bool:
     for begin in range(0, rows, step):
         stop = min(begin + step, rows)
         block = np.asarray(values[begin:stop], dtype=np.float64)
+        _release(values)
         expected = match.table(np.arange(begin, stop, dtype=np.float64), width)
         if not np.allclose(block, expected, atol=tolerance, rtol=0):
             return False

@@ -261,3 +261,23 @@ def test_a_large_table_with_one_pair_swapped_late_is_rejected(big):
         big[-500:, 2:4] = saved
     assert not report.valid and "paper" not in report.matches
     assert any("at least" in problem for problem in report.problems), report.problems
+
+
+def test_a_read_only_map_is_let_go_and_a_private_one_is_left_alone(tmp_path):
+    """_release unmaps what a read-only np.memmap has read (the data stay the file's)
+    and never touches a copy-on-write map, whose changes live only in its pages."""
+    from sinpe._table_scan import _release
+
+    path = tmp_path / "table.npy"
+    np.save(path, sinpe.table(64, 16))
+    exact = np.load(path)
+    mapped = np.load(path, mmap_mode="r")
+    assert float(mapped[10, 3]) == exact[10, 3]
+    _release(np.asarray(mapped))  # a view of the map, as inspect_table holds it
+    assert np.array_equal(mapped, exact)
+    private = np.load(path, mmap_mode="c")
+    private[10, 3] = 7.0
+    _release(private)
+    assert private[10, 3] == 7.0
+    report = sinpe.checks.inspect_table(np.load(path, mmap_mode="r"))
+    assert report.matches == sinpe.checks.inspect_table(exact).matches
