@@ -10,6 +10,10 @@
   sphinx-proof starts with "Proof. "; LaTeX's admonition box takes its first argument
   as the title, so every proof had an empty title bar. :class:`TitledProofs` gives the
   box the title "Proof" instead of the words "Proof. ".
+* Folded outputs. A page can fold a cell's output until the reader asks for it (the
+  answers of "Predict, then run"); paper cannot, and sphinx-jupyterbook-latex drops
+  such outputs from the PDF, numbered figures included. :class:`PrintFoldedOutputs`
+  prints them, after their question as on the web.
 """
 
 from __future__ import annotations
@@ -82,10 +86,27 @@ class TitledProofs(SphinxPostTransform):
                 first.remove(text)
 
 
+class PrintFoldedOutputs(SphinxPostTransform):
+    """In the PDF, a cell's folded output is printed: its hide tag keeps only the input
+    folded (run before sphinx-jupyterbook-latex's MystNbPostTransform, priority 400)."""
+
+    default_priority = 390
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for cell in self.document.findall(nodes.container):
+            classes = cell["classes"]
+            if "tag_hide-output" in classes:
+                classes.remove("tag_hide-output")
+            if "tag_hide-cell" in classes:
+                classes[classes.index("tag_hide-cell")] = "tag_hide-input"
+
+
 def setup(app):
     app.setup_extension("sphinx_proof")
     app.add_config_value(WEB_DEPTH, None, "env", types=(int,))
     app.connect("config-inited", remember_web_depth)
     app.connect("env-get-updated", web_proof_numbers, priority=900)
     app.add_post_transform(TitledProofs)
+    app.add_post_transform(PrintFoldedOutputs)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
