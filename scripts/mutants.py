@@ -34,6 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from declared import declared
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Independent-oracle tests written against the mutants below (one file, all modules).
@@ -1682,18 +1684,8 @@ MUTANTS: list[Mutant] = [
 def declared_in_tests(folder: Path = ROOT / "tests") -> list[Mutant]:
     """The mutants test files declare next to the tests that kill them, so that a new
     module brings its own (no entry above): a top-level ``MUTANTS = [("file.py",
-    "original", "mutated", "description"), ...]`` of literals, read without importing
-    the test file."""
-    found = []
-    for path in sorted(folder.glob("test_*.py")):
-        text = path.read_text(encoding="utf-8")
-        if "MUTANTS" not in text:
-            continue
-        for node in ast.parse(text).body:
-            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", 0)
-            if isinstance(target, ast.Name) and target.id == "MUTANTS":
-                found += [Mutant(*entry) for entry in ast.literal_eval(node.value)]
-    return found
+    "original", "mutated", "description"), ...]`` of literals (scripts/declared.py)."""
+    return [Mutant(*entry) for value in declared(folder, "MUTANTS") for entry in value]
 
 
 MUTANTS += declared_in_tests()

@@ -18,7 +18,6 @@ public function is in neither.
 
 from __future__ import annotations
 
-import ast
 import copy
 import dataclasses
 import functools
@@ -37,6 +36,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scripts_loader import load_script
 
 import sinpe
 from sinpe import (
@@ -729,21 +729,13 @@ CASES: dict[str, Case] = {
 def declared_cases(folder: Path = Path(__file__).parent) -> dict[str, Case]:
     """The cases a module's own test file declares, so that a new module needs no entry
     in CASES: a top-level ``HOSTILE_EXAMPLES = {"sinpe.module.function": {valid keyword
-    arguments}}`` of literals (read without importing the file); every argument is
-    poisoned in turn."""
+    arguments}}`` of literals (scripts/declared.py); every argument is poisoned in turn."""
     found = {}
-    for path in sorted(folder.glob("test_*.py")):
-        text = path.read_text(encoding="utf-8")
-        if "HOSTILE_EXAMPLES" not in text:
-            continue
-        for node in ast.parse(text).body:
-            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", 0)
-            if not (isinstance(target, ast.Name) and target.id == "HOSTILE_EXAMPLES"):
-                continue
-            for qualified, kwargs in ast.literal_eval(node.value).items():
-                module_name, _, name = qualified.rpartition(".")
-                call = getattr(importlib.import_module(module_name), name)
-                found[qualified] = Case(call, functools.partial(copy.deepcopy, kwargs))
+    for examples in load_script("declared").declared(folder, "HOSTILE_EXAMPLES"):
+        for qualified, kwargs in examples.items():
+            module_name, _, name = qualified.rpartition(".")
+            call = getattr(importlib.import_module(module_name), name)
+            found[qualified] = Case(call, functools.partial(copy.deepcopy, kwargs))
     return found
 
 

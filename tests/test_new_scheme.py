@@ -149,7 +149,13 @@ def _check(copy):
     result = subprocess.run(
         [sys.executable, "-c", CHECK],
         cwd=copy,
-        env=dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1"),
+        env=dict(
+            os.environ,
+            # the package, and the tests' and scripts' sibling modules, as pytest and
+            # the scripts themselves find them
+            PYTHONPATH=os.pathsep.join(str(copy / part) for part in ("", "tests", "scripts")),
+            PYTHONDONTWRITEBYTECODE="1",
+        ),
         capture_output=True,
         text=True,
         timeout=600,
