@@ -278,10 +278,12 @@ def llama3_frequencies(
     theta = frequencies(width, base=constant)
     wavelength = 2 * math.pi / theta
     kept = np.where(wavelength > length / low, theta / scale, theta)
-    blend = (length / wavelength - low) / (high - low)
-    smoothed = (1 - blend) * kept / scale + blend * kept
     medium = (wavelength >= length / high) & (wavelength <= length / low)
-    return np.where(medium, smoothed, kept)
+    # The blend of the medium pairs only (transformers computes it for every pair and
+    # keeps these; elsewhere it can overflow, for a base far below 1).
+    blend = (length / wavelength[medium] - low) / (high - low)
+    kept[medium] = (1 - blend) * kept[medium] / scale + blend * kept[medium]
+    return kept
 
 
 def _correction_dim(turns: float, width: int, base: float, length: int) -> float:
