@@ -6,10 +6,11 @@ Run with the browser tests (`make browser`) on the built book (`make book`):
   (scripts, stylesheets, icons, the images not marked ``loading="lazy"``), summed from
   `_build/html` without a browser: a heavy script or image fails the day it is linked;
 * what headless Chromium fetches when it opens the page with an empty cache, until
-  MathJax has typeset it and the network is idle, which adds what the page loads by
-  itself (MathJax's components and fonts, the stylesheets' fonts, the figures of the
-  first screens); and none of it is Font Awesome's script or icon fonts, which the book
-  replaces by the few icons it shows (book/_ext/page_weight.py).
+  MathJax has typeset it, its fonts are loaded and no request is in flight, which
+  adds what the page loads by itself (MathJax's components and fonts, the stylesheets'
+  fonts, the figures of the first screens); and none of it is Font Awesome's script or
+  icon fonts, which the book replaces by the few icons it shows
+  (book/_ext/page_weight.py).
 
 The figures further down load as the reader scrolls to them (``loading="lazy"``), and
 are not counted. Sizes are of the files as served, uncompressed: a server that
@@ -124,7 +125,8 @@ def test_what_a_chapter_names_fits_the_budget(site):
 def cold_loads(site, visits):
     """{chapter page name: {URL path: bytes received}}: each chapter opened at the
     desktop width with an empty cache, in the browser test's own visit of it
-    (site_check.visit: until MathJax has typeset the page and the network is idle)."""
+    (site_check.visit: until MathJax has typeset the page, its fonts are loaded and
+    no request is in flight)."""
     loads = {page.name: visits[page.relative_to(site), site_check.DESKTOP].loads
              for page in chapters(site)}  # fmt: skip
     assert all(loads.values()), "a desktop visit measured nothing"
