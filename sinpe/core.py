@@ -7,21 +7,16 @@ frequencies ``w_i = C**(-2 i / d)``, ``i = 0, ..., d/2 - 1``::
     PE(p, 2i)     = sin(p * w_i)
     PE(p, 2i + 1) = cos(p * w_i)
 
-Everything is computed in float64 and cast to the requested dtype only at the
-end. **The tables are the same bits on every machine**: the frequencies are
-correctly rounded (see :func:`~sinpe.frequencies`), the sines and cosines come from
-``sinpe._trig.sincos`` (fdlibm's algorithm from IEEE-754 additions, subtractions
-and multiplications only, each one NumPy call, so nothing is fused into an FMA;
-within 1 ULP of the exact value, 0.771 at worst as measured by
-``benchmarks/trig.py --accuracy``), and :func:`~sinpe.table` adds angles with separate
-real products and sums. This assumes IEEE-754 binary64 with round-to-nearest and
-no flush-to-zero, as every platform NumPy supports provides; it does not depend on
-the libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). There is
-no ``np.sin`` path: the deterministic one is about as fast. NumPy is the only
-dependency of this module.
-Its public functions are also available from the top-level namespace, and are
-documented under those names (``sinpe.core.positional_encoding`` is
-:func:`sinpe.positional_encoding`).
+Everything is computed in float64 and cast to the requested dtype only at the end.
+**The tables are the same bits on every machine**: the frequencies are correctly
+rounded (:func:`~sinpe.frequencies`), the sines and cosines come from
+``sinpe._trig.sincos`` (fdlibm's algorithm in separate IEEE-754 operations, never an
+FMA; within 0.771 ULP as measured by ``benchmarks/trig.py --accuracy``), and
+:func:`~sinpe.table` adds angles with separate real products and sums. This assumes
+IEEE-754 binary64, round-to-nearest and no flush-to-zero; it does not depend on the
+libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). NumPy only.
+The public functions are documented under their top-level names
+(:func:`sinpe.positional_encoding`).
 
 Used in: chapters 1, 2, 3, 4, 6, 7 and 8.
 """
@@ -74,16 +69,11 @@ TABLE_BLOCK = 64
 def _nearest_power(base: float, numerator: int, denominator: int) -> float:
     """The float64 nearest to ``base ** (numerator / denominator)``, the exponent exact.
 
-    Ziv's strategy with the standard library's :mod:`decimal`, whose ``ln`` and
-    ``exp`` are correctly rounded: evaluate ``exp(ln(base) * n / d)`` with
-    ``digits`` significant digits, which puts the result within a relative
-    ``(2 |ln(base) n / d| + 4) * 10**(1 - digits)`` of the exact power; round it
-    to float64 (``float(Decimal)`` is correctly rounded); accept it when that
-    interval lies strictly between the two midpoints around the float, else
-    double ``digits`` and try again. Integer powers are computed exactly with
-    :class:`fractions.Fraction` instead; a non-integer power of a float64 is in
-    practice never a midpoint, so the loop ends (at 40 digits it almost always
-    ends at once), and it gives up with an ArithmeticError past 4000 digits.
+    Ziv's strategy with :mod:`decimal` (correctly rounded ``ln`` and ``exp``): evaluate
+    ``exp(ln(base) * n / d)`` to ``digits`` digits, within a relative ``(2 |ln(base) n /
+    d| + 4) * 10**(1 - digits)``; accept the rounded float when that interval lies
+    strictly between the midpoints around it, else double ``digits`` (giving up past
+    4000). Integer powers are exact with :class:`fractions.Fraction`.
     """
     if numerator % denominator == 0:  # an integer power: exact in rationals, then rounded
         try:
@@ -123,17 +113,8 @@ def _powers(base: float, count: int, step: int, denominator: int) -> np.ndarray:
 
 
 def _rational_powers(base: float, count: int, step: int, denominator: int) -> np.ndarray:
-    """``base ** (step * k / denominator)`` for ``k = 0 .. count - 1``, correctly rounded.
-
-    The shared kernel of every frequency ladder in the package (the paper's, the
-    ``n - 1`` spacing of tensor2tensor, RoPE's): each entry is the float64
-    nearest to the exact power, the exponent taken as an exact rational, so the
-    result is the same bits on every machine, whatever its ``pow`` or SIMD.
-
-    Raises
-    ------
-    ValueError
-        If an entry overflows float64 or underflows to 0 (an extreme ``base``).
+    """``base ** (step * k / denominator)`` for ``k < count``, correctly rounded: the kernel
+    of every frequency ladder; ValueError if an entry leaves float64.
     """
     values = _powers(float(base), count, step, denominator)
     if not np.all(np.isfinite(values) & (values > 0)):
@@ -145,35 +126,26 @@ def _rational_powers(base: float, count: int, step: int, denominator: int) -> np
 
 
 def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
-    """Angular frequencies of the ``d_model / 2`` (sin, cos) pairs.
+    """Angular frequencies ``w_i = base ** (-2 i / d_model)`` of the ``d_model / 2`` pairs.
 
     Parameters
     ----------
     d_model : int
-        Width of the encoding; a positive even integer.
+        Width of the encoding; a positive even integer (at most ``2**24``).
     base : float, optional
         The constant ``C`` of the definition; finite, > 0 and not 1.
-        The paper uses 10000.
 
     Returns
     -------
     numpy.ndarray
-        float64 array of shape ``(d_model // 2,)`` holding
-        ``w_i = base ** (-2 i / d_model)`` for ``i = 0, ..., d_model/2 - 1``,
-        in radians per position. ``w_0 = 1``; for ``base > 1`` they decrease.
-        Each is the float64 nearest to the exact value (correctly rounded, the
-        exponent taken as the exact rational ``2i / d_model``), so the array is
-        identical bit for bit on every machine.
+        float64, shape ``(d_model // 2,)``, in radians per position; ``w_0 = 1``.
+        Each is the float64 nearest to the exact value, so the array is the same bit
+        for bit on every machine.
 
     Raises
     ------
-    TypeError
-        If ``d_model`` is not an integer or ``base`` not a real number
-        (booleans included).
-    ValueError
-        If ``d_model`` is not positive and even or exceeds ``2**24``, or ``base``
-        is not finite, is <= 0 or equals 1, or is so extreme that a frequency
-        overflows float64 or underflows to 0.
+    TypeError, ValueError
+        For a bad ``d_model`` or ``base``, or frequencies beyond float64.
 
     See Also
     --------
@@ -181,21 +153,16 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
 
     Notes
     -----
-    ``np.power(base, -2 * i / d_model)`` is not correctly rounded on every CPU:
-    NumPy's AVX-512 loop is 1 ULP off for 4 of the 32 frequencies at
-    ``d_model = 64``, so tables differed between machines. Here each value comes
-    from :mod:`decimal` (correctly rounded ``ln`` and ``exp``) with Ziv's
-    rounding test; the first call for a ``(d_model, base)`` costs about 25 us
-    per frequency (0.2 s at ``d_model = 8192``) and later calls are served from
-    a cache.
+    ``np.power`` is not correctly rounded on every CPU (NumPy's AVX-512 loop is 1 ULP
+    off for 4 of the 32 frequencies at ``d_model = 64``). Here each value comes from
+    :mod:`decimal` with Ziv's rounding test: about 25 us per frequency on the first
+    call, then from a cache.
 
     Examples
     --------
     >>> import sinpe
     >>> sinpe.frequencies(8)
     array([1.   , 0.1  , 0.01 , 0.001])
-    >>> sinpe.frequencies(4, base=100.0)
-    array([1. , 0.1])
     """
     width = check_d_model(d_model)
     constant = check_base(base)
@@ -203,26 +170,10 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
 
 
 def wavelengths(d_model: int, *, base: float = 10000.0) -> np.ndarray:
-    """Wavelengths, in positions, of the ``d_model / 2`` (sin, cos) pairs.
+    """Wavelengths ``2 * pi / frequencies(d_model, base=base)``, in positions.
 
-    Parameters
-    ----------
-    d_model : int
-        Width of the encoding; a positive even integer.
-    base : float, optional
-        The constant ``C``; finite, > 0 and not 1.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array ``2 * pi / frequencies(d_model, base)``: a geometric
-        sequence from ``2 * pi`` up to ``2 * pi * base ** ((d_model - 2) / d_model)``
-        -- just short of ``2 * pi * base``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`frequencies`.
+    A geometric sequence from ``2 * pi`` up to just short of ``2 * pi * base``. Arguments
+    and errors as :func:`frequencies`.
 
     Examples
     --------
@@ -246,57 +197,43 @@ def positional_encoding(
     Parameters
     ----------
     positions : array_like of real
-        Any finite real numbers: integers, negative and fractional positions
-        are all valid, the function is defined on the whole real line.
-        Integers must not exceed ``2**53`` in magnitude (exact in float64).
+        Any finite reals (negative and fractional included); integers at most
+        ``2**53`` in magnitude.
     d_model : int
         Width of the encoding; a positive even integer.
     base : float, optional
         The constant ``C``; finite, > 0 and not 1. Default 10000 (the paper).
     layout : {"interleaved", "concat"}, optional
         ``"interleaved"`` (the paper): ``[sin w_0 p, cos w_0 p, sin w_1 p, ...]``.
-        ``"concat"``: all sines, then all cosines -- exactly the table of
-        Hugging Face's Marian port (convention ``"hf-marian"``). tensor2tensor
-        uses the same column order but the ``n - 1`` spacing, so its values
-        differ (by up to 0.42 at d = 512).
+        ``"concat"``: all sines, then all cosines -- the table of Hugging Face's Marian
+        port (tensor2tensor's column order too, but its ``n - 1`` spacing differs).
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
-        Output dtype. The values are always computed in float64 and rounded
-        once at the end.
+        Output dtype; computed in float64 and rounded once.
 
     Returns
     -------
     numpy.ndarray
-        Array of shape ``np.shape(positions) + (d_model,)``.
+        Shape ``np.shape(positions) + (d_model,)``.
 
     Raises
     ------
-    TypeError
-        For non-numeric positions (bool, str, complex, object), a non-integer
-        ``d_model``, a non-real ``base`` or a dtype other than float16/32/64.
-    ValueError
-        For NaN or infinite positions, integers beyond ``2**53``, an odd or
-        non-positive ``d_model``, ``base <= 0`` or ``base == 1``, an
-        unknown ``layout``, or a phase ``position * frequency`` that overflows
-        float64.
+    TypeError, ValueError
+        For a bad argument, or a phase ``position * frequency`` beyond float64.
 
     Warns
     -----
     PrecisionWarning
-        When ``dtype`` has no numbers between consecutive positions at the
-        largest requested position (beyond 2048 for float16), so phases can no
-        longer be resolved in that dtype; and when float64 itself cannot give
-        entries within 1e-6 there (the bound of the Notes, beyond about
-        ``|p| = 4e8`` for base 10000).
+        When ``dtype`` cannot tell consecutive positions apart at the largest one
+        (beyond 2048 for float16), or float64 cannot give entries within 1e-6 (the bound
+        of the Notes, beyond about ``|p| = 4e8`` for base 10000).
 
     Notes
     -----
     Accuracy (float64 output): every entry is within
     ``eps * (1 + (2 + |ln base|) * |p| * w_i)`` of the exact value for the exact
-    frequencies ``base ** (-2 i / d_model)``, where ``eps = 2**-52``. The
-    ``|p| w_i`` term is the rounding of the phase ``p * w_i`` (and of ``w_i``
-    itself), which no float64 evaluation of ``sin(p * w_i)`` avoids; for
-    ``|p| <= 10**6`` and ``base = 10000`` the bound is below ``2.6e-9``.
-    The test-suite checks it against mpmath at 50 digits.
+    frequencies, ``eps = 2**-52``. The ``|p| w_i`` term is the rounding of the phase,
+    which no float64 evaluation of ``sin(p * w_i)`` avoids; for ``|p| <= 10**6`` and
+    ``base = 10000`` the bound is below ``2.6e-9``. Tested against mpmath at 50 digits.
 
     Examples
     --------
@@ -309,8 +246,6 @@ def positional_encoding(
 
     Shapes follow the positions; the concat layout groups sines then cosines:
 
-    >>> sinpe.positional_encoding(np.arange(3), 4).shape
-    (3, 4)
     >>> sinpe.positional_encoding([[0.0, 1.5]], 6, layout="concat").shape
     (1, 2, 6)
     >>> sinpe.positional_encoding(0, 4, layout="concat")
@@ -346,41 +281,15 @@ def component(
 ) -> np.ndarray:
     """One component of the encoding, evaluated from its own scalar formula.
 
-    This is the textbook definition written component by component, so it can
-    be set against :func:`positional_encoding` (which vectorises over the
-    frequencies). With ``first_index=1`` components are counted from 1 and the
-    formula is the one-indexed form::
+    The textbook definition written component by component, to set against
+    :func:`positional_encoding`. With ``first_index=1`` components are counted from 1::
 
         [pe(p)]_{2i-1} = sin(p / C**(2(i-1)/d)),  [pe(p)]_{2i} = cos(p / C**(2(i-1)/d))
 
     for ``i = 1, ..., d/2``; with ``first_index=0`` it is the paper's
     ``PE(p, 2i) = sin(p / C**(2i/d))``, ``PE(p, 2i+1) = cos(p / C**(2i/d))``.
-
-    Parameters
-    ----------
-    positions : array_like of real
-        Finite real positions.
-    index : int
-        Which component, counted from ``first_index``.
-    d_model : int
-        Width; a positive even integer.
-    base : float, optional
-        The constant ``C``.
-    first_index : {0, 1}, optional
-        How components are counted.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``np.shape(positions)``.
-
-    Raises
-    ------
-    TypeError
-        As :func:`positional_encoding`, and for a non-integer ``index``.
-    ValueError
-        As :func:`positional_encoding`, and for an index out of range or a
-        ``first_index`` other than 0 or 1.
+    Returns float64 of the shape of ``positions``; other arguments as
+    :func:`positional_encoding`.
 
     Examples
     --------
@@ -425,40 +334,25 @@ def add_positional_encoding(
 ) -> np.ndarray:
     """Add the encoding to token embeddings, as at the input of the Transformer.
 
-    Computes ``embeddings * sqrt(d_model) + PE(start + t)`` for ``t = 0, ...,
-    seq - 1``, the scaling of section 3.4 of the paper (``scale=False`` leaves
-    the embeddings as they are).
+    Computes ``embeddings * sqrt(d_model) + PE(start + t)`` for ``t = 0, ..., seq - 1``,
+    the scaling of section 3.4 of the paper (``scale=False`` leaves it out).
 
     Parameters
     ----------
     embeddings : array_like of float, shape (..., seq, d_model)
-        Token embeddings; leading axes (e.g. a batch) are broadcast over.
-        ``d_model`` must be positive and even.
-    base : float, optional
-        The constant ``C``.
-    scale : bool, optional
-        Multiply the embeddings by ``sqrt(d_model)`` first (the paper does).
-        Taken as a truth value.
+        Token embeddings (float16, float32 or float64); leading axes are broadcast over.
     start : real, optional
-        Position of the first token, e.g. the number of tokens already decoded
-        in incremental decoding.
+        Position of the first token, e.g. the tokens already decoded.
 
     Returns
     -------
     numpy.ndarray
-        Same shape and dtype as ``embeddings`` (float16, float32 or float64);
-        the encoding is computed in float64 and the sum rounded once.
+        Same shape and dtype as ``embeddings``; the sum is rounded once.
 
     Raises
     ------
-    TypeError
-        If ``embeddings`` is not a float16, float32 or float64 array, ``start``
-        not a real number, or ``base`` not a real number.
-    ValueError
-        If ``embeddings`` has fewer than 2 axes, an odd last axis, non-finite
-        entries, ``start`` is not finite, ``base`` is invalid (as
-        :func:`positional_encoding`), or the sum overflows the dtype of
-        ``embeddings``.
+    TypeError, ValueError
+        For a bad argument, or a sum that overflows the dtype.
 
     Examples
     --------
@@ -502,25 +396,7 @@ def add_positional_encoding(
 
 
 def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
-    """Index array that reorders a table from one layout to another.
-
-    Parameters
-    ----------
-    d_model : int
-        Width; a positive even integer.
-    source, target : {"interleaved", "concat"}
-        Layouts to convert from and to.
-
-    Returns
-    -------
-    numpy.ndarray
-        Integer array ``perm`` of shape ``(d_model,)`` such that
-        ``table_in_target = table_in_source[..., perm]``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a bad ``d_model`` or an unknown layout.
+    """Index array ``perm`` with ``table_in_target = table_in_source[..., perm]``.
 
     Examples
     --------
@@ -545,25 +421,9 @@ def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
 
 
 def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray:
-    """Reorder the last axis of an encoding table from one layout to another.
+    """Reorder the last axis of a table from layout ``source`` to ``target`` (a new array).
 
-    Parameters
-    ----------
-    table : array_like, shape (..., d_model)
-        A table in the ``source`` layout; ``d_model`` positive and even.
-    source, target : {"interleaved", "concat"}
-        Layouts to convert from and to.
-
-    Returns
-    -------
-    numpy.ndarray
-        A new array with the same shape and dtype, in the ``target`` layout.
-
-    Raises
-    ------
-    ValueError
-        For a 0-d table, a last axis that is not a positive even width, NaN or
-        infinite entries, or an unknown layout.
+    As :func:`layout_permutation`, applied; the entries must be finite.
 
     Examples
     --------
@@ -593,32 +453,10 @@ def shift_matrix(
         [[ cos(k w_i), sin(k w_i)],
          [-sin(k w_i), cos(k w_i)]]
 
-    a rotation by ``k w_i`` acting on ``(sin, cos)``. It depends on ``k``
-    alone, never on ``p``; ``M_j @ M_k = M_(j+k)`` and ``M_(-k) = M_k.T``.
-
-    Parameters
-    ----------
-    k : real
-        The shift, any finite real number.
-    d_model : int
-        Width; a positive even integer.
-    base : float, optional
-        The constant ``C``.
-    layout : {"interleaved", "concat"}, optional
-        Layout of the encodings the matrix acts on.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(d_model, d_model)``; orthogonal, determinant 1.
-
-    Raises
-    ------
-    TypeError
-        For a non-real ``k`` (booleans included), and as :func:`frequencies`.
-    ValueError
-        For a non-finite ``k``, an unknown ``layout``, a phase ``k * w_i`` that
-        overflows float64, and as :func:`frequencies`.
+    a rotation by ``k w_i`` acting on ``(sin, cos)``. It depends on ``k`` alone, never
+    on ``p``; ``M_j @ M_k = M_(j+k)`` and ``M_(-k) = M_k.T``. ``k`` is any finite real;
+    the result is float64, ``(d_model, d_model)``, in ``layout``; other arguments as
+    :func:`positional_encoding`.
 
     Examples
     --------
@@ -660,58 +498,19 @@ def table(
 ) -> np.ndarray:
     """The encodings of ``length`` consecutive positions, fast, by the rotation property.
 
-    Positions ``start + j`` for ``j = 0 .. length - 1`` are split as
-    ``j = B a + b`` with ``B = TABLE_BLOCK``. Only the sines and cosines of the
-    coarse phases ``(start + B a) w_i`` and of the fine phases ``b w_i`` are
-    evaluated; every entry then follows from the angle-addition formulas --
-    ``sin(x + y) = sin x cos y + cos x sin y`` -- two multiplications and one
-    addition per entry, done as one complex product per (sin, cos) pair
-    written straight into the output, block by block. This is the rotation
-    ``PE(p + b) = M_b PE(p)`` of chapter 2, used as an algorithm.
-
-    Parameters
-    ----------
-    length : int
-        Number of positions (>= 0).
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-    start : real, optional
-        First position (finite).
-    layout : {"interleaved", "concat"}, optional
-        As :func:`positional_encoding`.
-    dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
-        Output dtype; computed in float64, each block rounded once.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(length, d_model)``; equal to
-        ``positional_encoding(start + np.arange(length), d_model, base)`` within
-        the bound below.
-
-    Raises
-    ------
-    TypeError
-        As :func:`positional_encoding`, and for a non-real ``start``.
-    ValueError
-        As :func:`positional_encoding`; for a ``length`` that is negative or not
-        an integer (a float such as ``3.0`` included), a non-finite ``start``, an
-        integer ``start`` whose last position ``|start| + length`` exceeds
-        ``2**53``, or a table of more than 2**31 entries.
-
-    Warns
-    -----
-    PrecisionWarning
-        As :func:`positional_encoding`, for the first and last positions.
+    As :func:`positional_encoding` of ``start + np.arange(length)``, shape ``(length,
+    d_model)``. Positions ``start + j`` are split as ``j = B a + b`` with ``B =
+    TABLE_BLOCK``; only the coarse phases ``(start + B a) w_i`` and the fine phases
+    ``b w_i`` are evaluated, and every entry follows from the angle-addition formulas
+    (two products and a sum per entry, block by block): the rotation ``PE(p + b) = M_b
+    PE(p)`` of chapter 2, used as an algorithm. Raises and warns as
+    :func:`positional_encoding`, and for an integer ``start`` with ``|start| + length``
+    beyond ``2**53``.
 
     Notes
     -----
     Accuracy (float64): within ``eps * (8 + 2 (2 + |ln base|) (|p| + B) w_i)`` of the
-    exact value, ``eps = 2**-52`` -- the bound of :func:`positional_encoding`
-    with ``|p|`` replaced by ``|p| + B`` plus a few roundings for the products.
-    Tested against mpmath.
+    exact value, ``eps = 2**-52``; tested against mpmath.
 
     Examples
     --------

@@ -51,34 +51,23 @@ __all__ = [
 
 
 class PairBlocks(NamedTuple):
-    """The 2 x 2 blocks of a query-key form, pair by pair (see :func:`pair_blocks`).
+    """The 2 x 2 blocks of a query-key form, pair by pair (:func:`pair_blocks`).
 
-    A named tuple; each parameter is kept as the field of the same name. All four
-    are float64 arrays of shape ``(d_model // 2,)``.
+    A named tuple of four float64 arrays of shape ``(d_model // 2,)``.
 
     Parameters
     ----------
     rotation : numpy.ndarray
         Size ``rho_i >= 0`` of the rotation part of block ``i``.
     rotation_angle : numpy.ndarray
-        Its angle ``theta_i`` in ``(-pi, pi]``: the part scores
-        ``rho_i cos(w_i (s - t) - theta_i)``, largest for keys ``s`` with
-        ``w_i (s - t) = theta_i``. A head that looks ``k`` positions back has
-        ``theta_i = -k w_i``, the angle of Chapter 2's ``M_(-k)``.
+        Its angle ``theta_i`` in ``(-pi, pi]``: the part scores ``rho_i cos(w_i (s - t)
+        - theta_i)``. A head that looks ``k`` back has ``theta_i = -k w_i``, the angle
+        of Chapter 2's ``M_(-k)``.
     reflection : numpy.ndarray
         Size ``sigma_i >= 0`` of the reflection part.
     reflection_angle : numpy.ndarray
-        Its angle ``psi_i``: the part scores ``sigma_i cos(w_i (s + t) - psi_i)``,
-        largest where ``w_i (s + t) = psi_i``; reversing ``L`` tokens needs
-        ``psi_i = (L - 1) w_i``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sinpe.inspection import PairBlocks
-    >>> blocks = PairBlocks(*np.zeros((4, 2)))
-    >>> blocks.rotation.shape
-    (2,)
+        Its angle ``psi_i``: the part scores ``sigma_i cos(w_i (s + t) - psi_i)``;
+        reversing ``L`` tokens needs ``psi_i = (L - 1) w_i``.
     """
 
     rotation: np.ndarray
@@ -90,35 +79,10 @@ class PairBlocks(NamedTuple):
 def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np.ndarray:
     """The bilinear form ``G`` of one head: it scores query ``t`` on key ``s`` as ``x_t . G x_s``.
 
-    ``G = W_Q,h^T W_K,h / (sqrt(d_head) * temperature)``, shape ``(D, D)``, with
-    ``W_Q,h`` and ``W_K,h`` the head's rows of ``in_proj_weight``. The full score
-    also has the bias terms (one depends on the query only and cancels in the
-    softmax, one on the key only) and, with RoPE or ALiBi, the rotation or bias
-    applied inside attention, which ``G`` does not include. For a post-LN model
-    with an added encoding, ``x_t`` is ``embedding * sqrt(D) + PE(t)``, so
-    ``PE(t) . G PE(s)`` is the part of the score that depends on positions only.
-
-    Parameters
-    ----------
-    model : sinpe.nn.TokenModel
-        The model.
-    layer : int, optional
-        Which layer, ``0 .. n_layers - 1``.
-    head : int, optional
-        Which head, ``0 .. n_heads - 1``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(D, D)``.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``layer`` or
-        ``head`` is not an integer.
-    ValueError
-        If the model has no layers, or ``layer`` or ``head`` is out of range.
+    ``G = W_Q,h^T W_K,h / (sqrt(d_head) * temperature)``, shape ``(D, D)``, float64,
+    from the head's rows of ``in_proj_weight``; ``layer`` and ``head`` count from 0. It
+    leaves out the bias terms and RoPE or ALiBi. For a post-LN model with an added
+    encoding, ``PE(t) . G PE(s)`` is the part of the score that depends on positions only.
 
     Examples
     --------
@@ -158,32 +122,16 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     ``u(t) . B u(s) = rho cos(w_i (s - t) - theta) + sigma cos(w_i (s + t) - psi)``
 
     with ``rho e^(i theta) = ((a + d) + i (c - b)) / 2`` and
-    ``sigma e^(i psi) = ((d - a) + i (b + c)) / 2``. The rotation part depends on
-    the offset ``s - t`` only; the reflection part on ``s + t``. Blocks between
-    two different pairs are not read.
+    ``sigma e^(i psi) = ((d - a) + i (b + c)) / 2``: the rotation part depends on the
+    offset ``s - t`` only, the reflection part on ``s + t``. Blocks between two
+    different pairs are not read.
 
     Parameters
     ----------
     form : array_like of real, shape (D, D)
-        A bilinear form on encodings, e.g. from :func:`query_key_form`; ``D``
-        positive and even.
+        A bilinear form on encodings (:func:`query_key_form`); ``D`` even.
     layout : {"interleaved", "concat"}, optional
-        Where pair ``i`` sits: entries ``(2i, 2i + 1)``, or ``(i, i + D / 2)``
-        (sines first, as ``sinpe.positional_encoding(..., layout="concat")``).
-
-    Returns
-    -------
-    PairBlocks
-        ``(rotation, rotation_angle, reflection, reflection_angle)``, each of
-        shape ``(D // 2,)``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries.
-    ValueError
-        For NaN or infinite entries, a form that is not square with an even
-        side, or an unknown ``layout``.
+        Where pair ``i`` sits: entries ``(2i, 2i + 1)``, or ``(i, i + D / 2)``.
 
     Examples
     --------
@@ -218,29 +166,11 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
 
 
 def attention_entropy(weights: npt.ArrayLike) -> np.ndarray:
-    """Entropy, in nats, of each row of attention weights.
+    """Entropy, in nats, of each row of attention weights ``(..., T_keys)``.
 
-    ``0`` when a query looks at one key only; ``ln n`` when it spreads evenly over
-    ``n`` keys. Zero weights (masked keys) add nothing.
-
-    Parameters
-    ----------
-    weights : array_like of real, shape (..., T_keys)
-        Rows that sum to 1, e.g. ``attention_weights`` of
-        :class:`sinpe.nn.MultiHeadAttention`, ``(B, H, T, T)``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``weights.shape[:-1]``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries.
-    ValueError
-        For a scalar, NaN or infinite entries, negative weights, or rows that do
-        not sum to 1 (within 1e-6).
+    ``0`` when a query looks at one key only, ``ln n`` when it spreads evenly over ``n``
+    keys; zero (masked) weights add nothing. Rows must sum to 1 (within 1e-6), e.g.
+    ``attention_weights`` of :class:`sinpe.nn.MultiHeadAttention`.
 
     Examples
     --------
@@ -256,26 +186,8 @@ def attention_entropy(weights: npt.ArrayLike) -> np.ndarray:
 def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
     """The weight each query puts on one chosen key: ``weights[..., t, keys[t]]``.
 
-    Parameters
-    ----------
-    weights : array_like of real, shape (..., T, T_keys)
-        Rows that sum to 1, one row per query.
-    keys : array_like of int, shape (T,)
-        The intended key of each query, in ``0 .. T_keys - 1``; e.g.
-        ``np.maximum(np.arange(T) - 1, 0)`` for the previous token.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``weights.shape[:-1]``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric weights or non-integer keys.
-    ValueError
-        As :func:`attention_entropy`, for fewer than 2 dimensions, or for
-        ``keys`` not of shape ``(T,)`` or out of range.
+    ``weights`` as :func:`attention_entropy`, shape ``(..., T, T_keys)``; ``keys`` holds
+    one key index per query, e.g. ``np.maximum(np.arange(T) - 1, 0)`` for the previous token.
 
     Examples
     --------
@@ -320,35 +232,13 @@ def unseen_phases(
     """Which pairs turn, at each position, to an angle never met in training.
 
     Pair ``i`` at position ``p`` is at the angle ``w_i p`` (mod 2 pi). Training on
-    positions ``0 .. trained_length - 1`` shows the model the angles ``w_i q``; an
-    angle is *unseen* when it is more than half a step from each of them, the step
-    being the turn ``w_i`` measured on the circle (``min(w_i mod 2 pi, 2 pi - w_i mod
-    2 pi)``: a turn beyond pi looks like a smaller one the other way). Fast
-    pairs go round within the training length and leave no gap; a slow pair sees
-    only an arc, and everything past its end is new.
+    positions ``0 .. trained_length - 1`` shows the angles ``w_i q``; an angle is
+    *unseen* when it is more than half a step from each of them, the step being the
+    turn ``w_i`` measured on the circle (a turn beyond pi looks like a smaller one the
+    other way). Fast pairs go round within the training length and leave no gap; a
+    slow pair sees only an arc, and everything past its end is new.
 
-    Parameters
-    ----------
-    positions : array_like of real, shape (N,)
-        The positions to check.
-    d_model : int
-        Width; positive and even.
-    trained_length : int
-        Positions seen in training (at least 1).
-    base : float, optional
-        The constant ``C`` of the frequencies.
-
-    Returns
-    -------
-    numpy.ndarray
-        Boolean array of shape ``(N, d_model // 2)``: True where pair ``i`` is
-        at an unseen angle at that position.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For bad ``positions`` (non-real, NaN, infinite, not 1-d), ``d_model``,
-        ``trained_length`` or ``base``.
+    Returns a boolean array of shape ``(N, d_model // 2)`` for ``N`` positions (1-d).
 
     Examples
     --------
@@ -379,31 +269,12 @@ def unseen_phases(
 def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     """How a position table's power is spread over frequencies along the positions.
 
-    Each column (one channel over the ``T`` positions) is centred, its discrete
-    Fourier transform taken, and the squared magnitudes summed over channels and
-    normalised to 1. A random table spreads its power evenly; a smooth one, such
-    as the sinusoidal table over a long window, puts it at low frequencies.
-
-    Parameters
-    ----------
-    table : array_like of real, shape (T, D)
-        One row per position, ``T >= 2``, not constant along positions.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(T // 2 + 1,)``: the share of the variance at
-        ``j`` cycles per ``T`` positions, ``j = 0 .. T // 2`` (the share at 0 is
-        0 after centring; a bin below the Nyquist frequency counts both of its
-        ``+-j`` terms). Sums to 1.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries.
-    ValueError
-        For NaN or infinite entries, a shape other than ``(T >= 2, D >= 1)``, or
-        a table that does not vary along positions.
+    Each column of the ``(T >= 2, D)`` table is centred and Fourier transformed; the
+    squared magnitudes, summed over columns, are returned as shares of the whole at
+    ``j = 0 .. T // 2`` cycles per ``T`` positions (``+-j`` counted together; 0 at
+    ``j = 0``). A random table spreads its power evenly; a smooth one, such as the
+    sinusoidal table over a long window, puts it at low frequencies. A table constant
+    along positions raises ValueError.
 
     Examples
     --------
@@ -437,27 +308,7 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     ``Y = table[offset:]``; the result is ``|X Q - Y| / |Y|`` (Frobenius norms). It
     is 0 for the sinusoidal table, where ``Q`` is Chapter 2's ``M_offset``; about 0.5
     for 16 independent Gaussian rows of width 32, and more when the rows' lengths
-    differ.
-
-    Parameters
-    ----------
-    table : array_like of real, shape (T, D)
-        One row per position, ``T >= offset + 1``.
-    offset : int, optional
-        The shift ``k >= 1``.
-
-    Returns
-    -------
-    float
-        The relative residual, ``>= 0``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries or a non-integer ``offset``.
-    ValueError
-        For NaN or infinite entries, a shape other than ``(T >= 2, D >= 1)``,
-        ``offset`` out of ``1 .. T - 1``, or ``table[offset:]`` all zero.
+    differ. ``table`` is ``(T >= 2, D)``; ``1 <= offset < T``.
 
     Examples
     --------
@@ -502,51 +353,24 @@ def linear_probe(
 ) -> float:
     """Held-out accuracy of a least-squares linear classifier (a "linear probe").
 
-    Each feature is standardised on the training rows (mean 0, variance 1; a
-    constant feature is only centred), then a matrix ``W`` is fitted to the
-    one-hot labels by ridge regression, ``(Z^T Z / N + ridge I) W = Z^T (Y - mean Y) / N``
-    (the intercept is the mean of ``Y`` and is not penalised). A test row is
-    classified as the label with the largest output; test labels never seen in
-    training count as errors. BLAS threads are limited to one during the call: the
-    matrices are small.
+    Each feature is standardised on the training rows (a constant one only centred),
+    then ``W`` is fitted to the one-hot labels by ridge regression, ``(Z^T Z / N +
+    ridge I) W = Z^T (Y - mean Y) / N`` (the intercept, mean ``Y``, is not penalised).
+    A test row gets the label with the largest output; labels never seen in training
+    count as errors. Runs with one BLAS thread (the matrices are small).
 
     Parameters
     ----------
-    features : array_like of real, shape (N, F)
-        Training rows (``N >= 1``).
-    labels : array_like of int, shape (N,)
-        The class of each training row (any integers).
-    test_features : array_like of real, shape (M, F)
-        Held-out rows, with the same ``F`` features.
-    test_labels : array_like of int, shape (M,)
-        The class of each held-out row.
+    features, test_features : array_like of real, shapes (N, F) and (M, F)
+        Training (``N >= 1``) and held-out rows.
+    labels, test_labels : array_like of int, shapes (N,) and (M,)
+        Their classes (any integers).
     ridge : float, optional
-        Penalty on the standardised weights (> 0); small, it only keeps the fit
-        unique when features are collinear (as LayerNorm's outputs are).
-
-    Returns
-    -------
-    float
-        The fraction of test rows classified correctly.
-
-    Raises
-    ------
-    TypeError
-        If the features are not real numbers, the labels not integers, or
-        ``ridge`` not a real number.
-    ValueError
-        For feature arrays that are not 2-d, hold NaN or infinities, have no
-        training row or different numbers of features; empty or non-1-d label
-        arrays, or not one label per row; a ``ridge`` that is not a finite
-        number > 0; or features so large that standardising them overflows.
+        Penalty (> 0) on the standardised weights; it keeps the fit unique when
+        features are collinear (as LayerNorm's outputs are).
 
     Examples
     --------
-    One feature that is the class itself:
-
-    >>> linear_probe([[0.0], [1.0], [0.0], [1.0]], [0, 1, 0, 1], [[1.0], [0.0]], [1, 0])
-    1.0
-
     Four classes from the signs of two of three random features:
 
     >>> import numpy as np
@@ -601,45 +425,25 @@ def position_probes(
 ) -> tuple[float, float]:
     """How well a position, and an offset, can be read linearly from hidden states.
 
-    BLAS threads are limited to one during the call: the matrices are small.
-
     Parameters
     ----------
     states : array_like, shape (B, T, D)
         Hidden states of ``B`` sequences (one entry of
-        :meth:`sinpe.nn.TokenModel.hidden_states`). The first ``n_train`` sequences fit the
-        probes, the others test them: the probes are scored on sequences they have
-        not seen.
-    n_train : int
-        Number of training sequences, ``0 < n_train < B``.
+        :meth:`sinpe.nn.TokenModel.hidden_states`); the first ``n_train`` fit the
+        probes, the others (``0 < n_train < B``) test them.
     max_offset : int
-        The offset probe classifies ``i - j`` for the pairs of positions with
-        ``0 < |i - j| <= max_offset`` (offset 0 is left out: a state paired with
-        itself gives it away without any position information).
+        The offset probe classifies ``i - j`` for ``0 < |i - j| <= max_offset`` (offset
+        0 would give itself away).
     ridge : float, optional
-        Passed to :func:`linear_probe`.
+        As :func:`linear_probe`.
 
     Returns
     -------
     (float, float)
-        Held-out accuracy of the **absolute** probe -- a linear classifier of the
-        position ``t`` (``T`` classes) from ``h_t`` -- and of the **offset** probe
-        -- a linear classifier of ``i - j`` (``2 max_offset`` classes) from
-        the outer product ``(h_i, 1) (h_j, 1)^T``. The latter is a bilinear form
-        of the two states, the family an attention score belongs to; a linear
-        function of their difference or concatenation could not read an offset
-        even from the bare sinusoids, whose difference depends on ``i + j`` too.
-
-    Raises
-    ------
-    TypeError
-        If ``states`` are not real numbers, a count is not an integer or
-        ``ridge`` not a real number.
-    ValueError
-        If ``states`` is not 3-d with ``B >= 2``, ``T >= 2`` and ``D >= 1``, holds
-        NaN or infinities, ``n_train`` is not in ``1 .. B - 1``, ``max_offset``
-        not in ``1 .. T - 1``, ``ridge`` is not a finite number > 0, or the
-        offset probe's pairs would exceed 2**31 entries.
+        Held-out accuracy of the **absolute** probe (position ``t`` from ``h_t``) and of
+        the **offset** probe (``i - j`` from the outer product ``(h_i, 1) (h_j, 1)^T``,
+        a bilinear form of the two states as an attention score is; a linear function
+        of their difference could not read an offset even from the bare sinusoids).
 
     Examples
     --------

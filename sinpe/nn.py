@@ -125,26 +125,8 @@ def _gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
 def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax along ``axis``; ``-inf`` entries get probability 0.
 
-    Parameters
-    ----------
-    scores : array_like of real
-        Finite scores, or ``-inf`` for entries that must get no weight.
-    axis : int, optional
-        The axis that sums to 1.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same shape as ``scores``; float64 unless ``scores`` is float32/float16.
-
-    Raises
-    ------
-    TypeError
-        For scores that are not real numbers (bool, str, complex, object) or a
-        non-integer ``axis``.
-    ValueError
-        For NaN or ``+inf`` scores, a slice that is all ``-inf`` (nothing to
-        normalise), an empty axis, or an axis ``scores`` does not have.
+    ``scores`` are finite or ``-inf``, with at least one finite entry per slice; the
+    result has their shape, float64 unless they are float32/float16.
 
     Examples
     --------
@@ -165,24 +147,7 @@ def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
 
 
 def relu(x: npt.ArrayLike) -> np.ndarray:
-    """``max(x, 0)`` entry by entry.
-
-    Parameters
-    ----------
-    x : array_like of real
-        Finite values.
-
-    Returns
-    -------
-    numpy.ndarray
-        Same shape; float16/32/64 kept, integers as float64.
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers (bool, str, complex, object).
-    ValueError
-        For NaN or infinite values.
+    """``max(x, 0)`` entry by entry, for finite real ``x``; float16/32/64 kept, else float64.
 
     Examples
     --------
@@ -196,24 +161,8 @@ def relu(x: npt.ArrayLike) -> np.ndarray:
 def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     """The gradient through :func:`relu`: ``dout`` where ``x > 0``, else 0.
 
-    Parameters
-    ----------
-    dout : array_like of real
-        Gradient of the loss with respect to ``relu(x)``.
-    x : array_like of real
-        The input of :func:`relu`, of the same shape as ``dout``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Gradient with respect to ``x``, of the same shape (0 at ``x = 0``).
-
-    Raises
-    ------
-    TypeError
-        For values that are not real numbers.
-    ValueError
-        For NaN or infinite values, or arrays of different shapes.
+    ``dout`` is the gradient of the loss with respect to ``relu(x)``, of the shape of
+    ``x``, the input of :func:`relu`.
 
     Examples
     --------
@@ -276,17 +225,7 @@ def softmax_cross_entropy(
     loss : float
         ``-mean(log softmax(logits)[target])`` over all tokens.
     gradient : numpy.ndarray
-        ``dloss/dlogits``, ``(softmax(logits) - onehot(targets)) / N`` for ``N``
-        tokens, with the shape of ``logits``.
-
-    Raises
-    ------
-    TypeError
-        If ``logits`` are not real numbers or ``targets`` not integers.
-    ValueError
-        For NaN or infinite logits, logits without a class axis (0-d or
-        ``V = 0``), empty targets, targets outside ``0 .. V - 1``, or targets
-        whose shape is not ``logits.shape[:-1]``.
+        ``(softmax(logits) - onehot(targets)) / N`` for ``N`` tokens.
 
     Examples
     --------
@@ -322,25 +261,7 @@ def softmax_cross_entropy(
 def causal_mask(length: int) -> np.ndarray:
     """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead.
 
-    ``True`` means *not allowed*, as in PyTorch's boolean ``src_mask``.
-
-    Parameters
-    ----------
-    length : int
-        Sequence length ``T`` (at least 1).
-
-    Returns
-    -------
-    numpy.ndarray
-        Boolean array of shape ``(length, length)``, True where key ``j`` comes
-        after query ``i`` (``j > i``).
-
-    Raises
-    ------
-    TypeError
-        If ``length`` is not an integer.
-    ValueError
-        If ``length`` is below 1 or the mask would exceed 2**31 entries.
+    ``True`` means *not allowed* (key ``j > i``), as in PyTorch's boolean ``src_mask``.
 
     Examples
     --------
@@ -360,42 +281,26 @@ def attention_bias(
     length: int,
     dtype: npt.DTypeLike = np.float64,
 ) -> np.ndarray | None:
-    """Additive attention bias, shape broadcastable to ``(B, H, T, T)``, from PyTorch-style masks.
-
-    ``mask`` is PyTorch's ``src_mask``: shape ``(T, T)`` or ``(B * H, T, T)``;
-    boolean ``True`` means *not allowed* (bias ``-inf``), a float mask is added
-    as it is. ``key_padding_mask`` has shape ``(B, T)``; ``True`` marks padding
-    keys that no query may attend to.
+    """Additive attention bias, broadcastable to ``(B, H, T, T)``, from PyTorch-style masks.
 
     Parameters
     ----------
     mask : array_like or None
-        Boolean or float mask of shape ``(T, T)`` or ``(B * H, T, T)``; a float
-        mask may hold ``-inf`` but not NaN or ``+inf``.
+        PyTorch's ``src_mask``, shape ``(T, T)`` or ``(B * H, T, T)``: boolean (True is
+        *not allowed*, bias ``-inf``) or float (added as it is; ``-inf`` allowed).
     key_padding_mask : array_like of bool, shape (B, T), or None
-        True for the keys to ignore.
+        True for the padding keys that no query may attend to.
     batch, heads, length : int
-        ``B``, ``H`` and ``T`` (each at least 1).
+        ``B``, ``H`` and ``T``.
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
         dtype of the bias.
 
     Returns
     -------
     numpy.ndarray or None
-        ``None`` when both masks are None; else the bias, 0 where attention is
-        allowed and ``-inf`` where it is not (plus the float mask), of shape
-        ``(1, 1, T, T)`` or ``(B, H, T, T)`` from ``mask``, ``(B, 1, 1, T)`` from
-        ``key_padding_mask`` alone; with both, the broadcast sum.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer count, an unsupported ``dtype``, or a ``mask`` that is
-        neither boolean nor floating.
-    ValueError
-        For a count below 1, a ``mask`` of another shape, NaN or ``+inf`` in a
-        float mask, or a ``key_padding_mask`` that is not boolean of shape
-        ``(B, T)``.
+        None when both masks are None; else 0 where attention is allowed and ``-inf``
+        where not (plus a float mask), of shape ``(1, 1, T, T)`` or ``(B, H, T, T)``
+        from ``mask``, ``(B, 1, 1, T)`` from ``key_padding_mask``, or their sum.
 
     Examples
     --------
@@ -470,12 +375,11 @@ def _check_layer_sizes(d_model: int, d_ff: int) -> None:
 class Module:
     """Parameters, their gradients, and named children (for PyTorch-style names).
 
-    The base class of the layers; it takes no arguments. A child is reached as an
-    attribute, ``layer.self_attn``; numbered children ``layers.0``, ``layers.1``,
-    ... as a list, ``model.layers[0]``. Calling a module runs its ``forward``.
-    Subclasses define ``forward`` (which caches what the backward pass needs) and
-    ``backward(dout)`` (which adds into ``grads`` and returns the gradient with
-    respect to the input).
+    The base class of the layers. A child is reached as an attribute,
+    ``layer.self_attn``; numbered children ``layers.0``, ``layers.1``, ... as a list,
+    ``model.layers[0]``. Calling a module runs its ``forward``, which caches what
+    ``backward(dout)`` needs; ``backward`` adds into ``grads`` and returns the gradient
+    with respect to the input.
 
     Attributes
     ----------
@@ -525,13 +429,7 @@ class Module:
         return module
 
     def num_parameters(self) -> int:
-        """The number of scalar parameters, children included.
-
-        Returns
-        -------
-        int
-            The total size of every parameter array.
-        """
+        """The number of scalar parameters, children included."""
         return sum(value.size for _, value, _ in self.named_parameters())
 
     def _add(self, name: str, value: np.ndarray) -> None:
@@ -539,21 +437,10 @@ class Module:
         self.grads[name] = np.zeros_like(value)
 
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
-        """Yield ``(name, parameter, gradient)``; names are PyTorch's ``state_dict`` keys.
+        """Yield ``(name, parameter, gradient)``, named as ``state_dict`` keys after ``prefix``.
 
-        Parameters
-        ----------
-        prefix : str, optional
-            Prepended to every name (``"layers.0."`` for a child).
-
-        Yields
-        ------
-        name : str
-            Dotted name, e.g. ``"self_attn.out_proj.weight"``; own parameters
-            first, then the children's in the order they were added.
-        parameter, gradient : numpy.ndarray
-            The arrays themselves (not copies): updating them in place updates
-            the module.
+        Own parameters first, then the children's in the order they were added; the arrays
+        themselves, not copies (updating them in place updates the module).
         """
         for name, value in self.params.items():
             yield prefix + name, value, self.grads[name]
@@ -566,30 +453,13 @@ class Module:
             grad.fill(0.0)
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Copies of the parameters by PyTorch name.
-
-        Returns
-        -------
-        dict of str to numpy.ndarray
-            ``{name: parameter.copy()}`` in the order of :meth:`named_parameters`.
-        """
+        """Copies of the parameters by PyTorch name, in the order of :meth:`named_parameters`."""
         return {name: value.copy() for name, value, _ in self.named_parameters()}
 
     def load_state_dict(self, state_dict: dict[str, npt.ArrayLike]) -> None:
-        """Copy arrays into the parameters; keys and shapes must match exactly.
+        """Copy arrays into the parameters (cast to their dtype); keys and shapes must match.
 
-        Parameters
-        ----------
-        state_dict : dict of str to array_like
-            One array per name of :meth:`named_parameters`; each is cast to the
-            parameter's dtype.
-
-        Raises
-        ------
-        KeyError
-            If a key is missing or unexpected.
-        ValueError
-            If an array's shape differs from its parameter's.
+        KeyError for a missing or unexpected key, ValueError for a shape that differs.
         """
         own = {name: value for name, value, _ in self.named_parameters()}
         missing, unexpected = set(own) - set(state_dict), set(state_dict) - set(own)
@@ -605,20 +475,7 @@ class Module:
             np.copyto(value, given)
 
     def astype(self, dtype: npt.DTypeLike) -> Module:
-        """Convert every parameter (and gradient) to ``dtype`` in place; returns self.
-
-        The gradients are reset to 0.
-
-        Parameters
-        ----------
-        dtype : numpy.dtype
-            The new dtype, e.g. ``numpy.float32``.
-
-        Returns
-        -------
-        Module
-            ``self``.
-        """
+        """Convert every parameter to ``dtype`` in place, gradients reset to 0; returns self."""
         for module in self._modules():
             for name in module.params:
                 module.params[name] = module.params[name].astype(dtype)
@@ -634,18 +491,17 @@ class Module:
 class AttentionCache(NamedTuple):
     """What :meth:`MultiHeadAttention.forward` keeps for the backward pass (and for probes).
 
-    ``q`` and ``k`` are the queries and keys after RoPE, when the layer uses it.
-    A named tuple; each parameter is kept as the field of the same name.
+    A named tuple.
 
     Parameters
     ----------
     x : numpy.ndarray
         The layer's input, ``(B, T, D)``.
     q, k, v : numpy.ndarray
-        Queries, keys and values by head, ``(B, H, T, Dh)`` each.
+        Queries, keys (after RoPE, when the layer uses it) and values by head,
+        ``(B, H, T, Dh)`` each.
     weights : numpy.ndarray
-        The attention weights, ``(B, H, T, T)``; row ``t`` is where query ``t``
-        looks.
+        The attention weights, ``(B, H, T, T)``; row ``t`` is where query ``t`` looks.
     scale : float
         The factor ``1 / sqrt(Dh)`` applied to the scores.
 
@@ -667,24 +523,10 @@ class AttentionCache(NamedTuple):
 
 
 class Linear(Module):
-    """``y = x W^T + b`` with ``W`` of shape ``(out, in)``, as ``torch.nn.Linear``.
+    """``y = x W^T + b`` with ``W`` of shape ``(d_out, d_in)``, as ``torch.nn.Linear``.
 
-    The weight and the bias are drawn uniformly from ``[-1/sqrt(in), 1/sqrt(in)]``,
-    PyTorch's initialisation.
-
-    Parameters
-    ----------
-    d_in, d_out : int
-        Input and output widths (at least 1).
-    rng : numpy.random.Generator
-        Source of the initial weights.
-
-    Raises
-    ------
-    TypeError
-        If ``d_in`` or ``d_out`` is not an integer.
-    ValueError
-        If either is below 1, or the weight would exceed 2**31 entries.
+    Weight and bias start uniform in ``[-1/sqrt(d_in), 1/sqrt(d_in)]`` (PyTorch's
+    initialisation), drawn from ``rng``.
 
     Examples
     --------
@@ -730,25 +572,10 @@ class Linear(Module):
 
 
 class LayerNorm(Module):
-    """Normalise the last axis to mean 0 and variance 1, then scale and shift.
+    """Normalise the last axis (``d_model`` wide) to mean 0 and variance 1, then scale and shift.
 
-    ``y = (x - mean) / sqrt(var + eps) * weight + bias`` over the last axis, with
-    the biased variance, as ``torch.nn.LayerNorm``; ``weight`` starts at 1 and
-    ``bias`` at 0.
-
-    Parameters
-    ----------
-    d_model : int
-        Width of the normalised axis (at least 1).
-    eps : float, optional
-        Added to the variance (> 0).
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` is not an integer or ``eps`` not a real number.
-    ValueError
-        If ``d_model`` is below 1 or too large, or ``eps`` is not a finite number > 0.
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias`` with the biased variance, as
+    ``torch.nn.LayerNorm``; ``weight`` starts at 1 and ``bias`` at 0; ``eps > 0``.
 
     Examples
     --------
@@ -796,56 +623,33 @@ class LayerNorm(Module):
 class MultiHeadAttention(Module):
     """Multi-head scaled dot-product self-attention with PyTorch's parameter layout.
 
-    ``in_proj_weight`` stacks the query, key and value projections, shape
-    ``(3D, D)``; ``out_proj`` is a :class:`Linear` ``(D, D)``. ``encoding`` is
-    ``"none"`` or a scheme of ``ATTENTION_ENCODINGS``, whose hooks ``forward``
-    calls: ``"rope"`` rotates queries and keys by their positions, ``"alibi"`` adds a
-    fixed bias ``-m_h |i - j|`` per head.
-
-    After a forward pass, ``attention_scores`` holds the scores before the
-    softmax (scaled, biases and masks included), ``attention_weights`` the
-    weights after it, both ``(B, H, T, T)``, and ``cache`` an
-    :class:`AttentionCache` with the queries and keys.
-
-    ``forward(x, mask=None, key_padding_mask=None)`` maps ``x`` of shape ``(B, T, D)``
-    to ``(B, T, D)``; ``mask`` is PyTorch's ``src_mask`` and ``key_padding_mask`` its
-    ``src_key_padding_mask``, ``(B, T)``, and a mask :func:`attention_bias` refuses
-    raises its ``TypeError`` or ``ValueError``. ``backward(dout)`` takes the gradient
-    of the last output, ``(B, T, D)``, adds into ``grads`` and returns the gradient of
-    ``x``.
-
-    ``in_proj_weight`` is drawn Xavier-uniform and the biases start at 0, as in
-    PyTorch.
+    ``in_proj_weight`` stacks the query, key and value projections, ``(3D, D)``,
+    drawn Xavier-uniform (biases start at 0); ``out_proj`` is a :class:`Linear`
+    ``(D, D)``. ``forward(x, mask=None, key_padding_mask=None)`` maps ``(B, T, D)`` to
+    ``(B, T, D)``; the masks are PyTorch's ``src_mask`` and ``src_key_padding_mask``
+    (:func:`attention_bias`); ``backward(dout)`` takes the gradient of that output.
+    Afterwards ``attention_scores`` holds the scores before the softmax (scaled, biases
+    and masks included), ``attention_weights`` the weights, both ``(B, H, T, T)``, and
+    ``cache`` an :class:`AttentionCache`.
 
     Parameters
     ----------
     d_model : int
-        Width ``D`` (at least 1).
+        Width ``D``.
     n_heads : int
         Number of heads ``H``; must divide ``d_model``.
     rng : numpy.random.Generator
         Source of the initial weights.
     encoding : str, optional
-        Position information inside attention, one of ``ATTENTION_ENCODINGS``.
+        ``"none"`` or a scheme of ``ATTENTION_ENCODINGS``, whose hooks ``forward``
+        calls: ``"rope"`` rotates queries and keys by their positions (head width
+        even), ``"alibi"`` adds a fixed bias ``-m_h |i - j|`` per head.
     frequencies : array_like of real, shape (head_width / 2,), optional
-        RoPE's ``theta_i`` (a rotating scheme only), e.g. from
-        :func:`sinpe.rope.scaled_frequencies`; by default ``10000 ** (-2 i / head_width)``.
-        Kept as the attribute ``frequencies`` (None for the default).
+        RoPE's ``theta_i``, e.g. from :func:`sinpe.rope.scaled_frequencies`; by
+        default ``10000 ** (-2 i / head_width)`` (attribute ``frequencies``, None).
     temperature : float, optional
-        The query-key products are divided by it (>= 1e-6): YaRN's attention temperature
-        (:func:`sinpe.rope.yarn_temperature`). Kept as the attribute ``temperature``.
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` or ``n_heads`` is not an integer, ``temperature`` is not a
-        real number, or ``frequencies`` is not real.
-    ValueError
-        If either count is below 1, ``n_heads`` does not divide ``d_model``,
-        ``encoding`` is unknown, the head width is odd with ``"rope"``, the
-        weights would exceed 2**31 entries, ``frequencies`` are given without
-        ``"rope"``, have another shape or are not finite, or ``temperature`` is
-        not a finite number of at least 1e-6.
+        The query-key products are divided by it (>= 1e-6): YaRN's
+        (:func:`sinpe.rope.yarn_temperature`). Attribute ``temperature``.
 
     Examples
     --------
@@ -969,46 +773,27 @@ class EncoderLayer(Module):
     Post-LN (the paper, PyTorch's default): ``h = norm1(x + attn(x))``,
     ``y = norm2(h + ff(h))``. Pre-LN (``norm_first=True``):
     ``h = x + attn(norm1(x))``, ``y = h + ff(norm2(h))``. ``ff(h) =
-    linear2(activation(linear1(h)))``.
-
-    With ``residual=False`` both skip connections are dropped (an ablation, not a
-    PyTorch option): post-LN ``h = norm1(attn(x))``, ``y = norm2(ff(h))``;
-    pre-LN ``h = attn(norm1(x))``, ``y = ff(norm2(h))``. The layer's output then
-    carries its input only through what attention and the feed-forward block pass on.
-
-    Parameter names are those of ``torch.nn.TransformerEncoderLayer``. ``forward`` and
-    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
+    linear2(activation(linear1(h)))``. Parameter names are those of
+    ``torch.nn.TransformerEncoderLayer``; ``forward`` and ``backward`` take and return
+    what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
-    d_model : int
-        Width ``D``.
-    n_heads : int
-        Number of attention heads; must divide ``d_model``.
+    d_model, n_heads, rng, encoding
+        As :class:`MultiHeadAttention`.
     d_ff : int
-        Width ``F`` of the feed-forward block (at least 1).
-    rng : numpy.random.Generator
-        Source of the initial weights.
+        Width ``F`` of the feed-forward block.
     norm_first : bool, optional
         Pre-LN instead of post-LN.
     activation : {"relu", "gelu"}, optional
         Activation of the feed-forward block (exact GELU, as PyTorch).
     eps : float, optional
-        The ``eps`` of both LayerNorms (> 0).
-    encoding : str, optional
-        Position information inside attention, one of ``ATTENTION_ENCODINGS``
-        (:class:`MultiHeadAttention`).
+        The ``eps`` of both LayerNorms.
     residual : bool, optional
-        Keep the skip connections.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer width or count, ``norm_first`` or ``residual`` not a
-        boolean, or a non-real ``eps``.
-    ValueError
-        For an unknown ``activation`` or ``encoding``, and as
-        :class:`MultiHeadAttention`, :class:`Linear` and :class:`LayerNorm`.
+        Keep the skip connections. Without them (an ablation, not a PyTorch option)
+        post-LN is ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, pre-LN ``h =
+        attn(norm1(x))``, ``y = ff(norm2(h))``: the input reaches the output only
+        through what attention and the feed-forward block pass on.
 
     Examples
     --------
@@ -1087,32 +872,11 @@ class EncoderLayer(Module):
     ) -> EncoderLayer:
         """Build a layer from the ``state_dict`` of ``torch.nn.TransformerEncoderLayer``.
 
-        Parameters
-        ----------
-        state_dict : dict of str to array_like
-            ``{k: v.numpy() for k, v in torch_layer.state_dict().items()}``: keys
-            ``self_attn.in_proj_weight`` ``(3D, D)``, ``self_attn.in_proj_bias``,
-            ``self_attn.out_proj.weight``/``.bias``, ``linear1.weight`` ``(F, D)``,
-            ``linear1.bias``, ``linear2.weight`` ``(D, F)``, ``linear2.bias``,
-            ``norm1.weight``/``.bias``, ``norm2.weight``/``.bias``.
-        n_heads, norm_first, activation, eps
-            As given to PyTorch (``nhead``, ``norm_first``, ``activation``,
-            ``layer_norm_eps``).
-
-        Returns
-        -------
-        EncoderLayer
-            Called as ``layer(x, mask=None, key_padding_mask=None)`` on ``x`` of
-            shape ``(B, T, D)``, it computes what the PyTorch layer computes with
-            ``batch_first=True`` in eval mode; ``mask`` is PyTorch's ``src_mask``
-            (boolean ``True`` = not allowed, or an additive float mask) and
-            ``key_padding_mask`` its ``src_key_padding_mask``. The dtype of the
-            arrays is kept (float32 from PyTorch).
-
-        Raises
-        ------
-        KeyError, ValueError
-            For missing or unexpected keys, or shapes that do not fit.
+        ``state_dict`` is ``{k: v.numpy() for k, v in torch_layer.state_dict().items()}``;
+        ``n_heads``, ``norm_first``, ``activation`` and ``eps`` are PyTorch's ``nhead``,
+        ``norm_first``, ``activation`` and ``layer_norm_eps``. The layer computes what the
+        PyTorch layer computes with ``batch_first=True`` in eval mode, in the arrays' dtype
+        (float32 from PyTorch). KeyError or ValueError for keys or shapes that do not fit.
 
         Examples
         --------
@@ -1190,35 +954,12 @@ class EncoderLayer(Module):
 
 
 class Embedding(Module):
-    """Token ids to vectors: a ``(V, D)`` table, optionally scaled by ``sqrt(D)``.
+    """Token ids to vectors: a ``(vocab, d_model)`` table, times ``sqrt(d_model)`` if ``scale``.
 
-    The entries are drawn from a normal distribution of standard deviation
-    ``std``, by default ``1 / sqrt(D)``: after the ``sqrt(D)`` scaling each vector
-    has a norm of about ``sqrt(D)``, like an encoding vector. PyTorch's
-    ``nn.Embedding`` uses 1. ``forward(tokens)`` does not check the ids (a negative
-    id would index the table from its end): :class:`TokenModel` checks them.
-
-    Parameters
-    ----------
-    vocab : int
-        Number of token ids ``V`` (at least 1).
-    d_model : int
-        Width ``D`` (at least 1).
-    rng : numpy.random.Generator
-        Source of the initial table.
-    scale : bool
-        Multiply the looked-up vectors by ``sqrt(D)`` (the paper does).
-    std : float, optional
-        Standard deviation of the initial entries (> 0).
-
-    Raises
-    ------
-    TypeError
-        For a non-integer ``vocab`` or ``d_model``, ``scale`` not a boolean, or a
-        non-real ``std``.
-    ValueError
-        For a count below 1, a table of more than 2**31 entries, or ``std`` not
-        a finite number > 0.
+    The entries are drawn from ``rng``, normal with standard deviation ``std``, by
+    default ``1 / sqrt(D)``: after the ``sqrt(D)`` scaling each vector has a norm of
+    about ``sqrt(D)``, like an encoding vector (PyTorch's ``nn.Embedding`` uses 1).
+    ``forward`` does not check the ids: :class:`TokenModel` does.
 
     Examples
     --------
@@ -1269,36 +1010,22 @@ class Embedding(Module):
 class PositionalEncoding(Module):
     """Add position information to embeddings: sinusoids, a learned table, or nothing.
 
-    ``encoding`` is ``"sinusoidal"`` (fixed), ``"learned"`` (a ``(max_len, D)``
-    table) or ``"none"``. The sinusoidal encoding is defined for any length; a
-    learned table only up to ``max_len`` positions, and asking for more raises
-    ``ValueError``.
-
     Parameters
     ----------
     d_model : int
         Width ``D``; even for ``"sinusoidal"``.
     max_len : int
-        Rows of the learned table (at least 1; checked, but not used by the other
-        encodings).
+        Rows of the learned table: longer inputs raise ValueError (checked, unused by
+        the other encodings, which fit any length).
     rng : numpy.random.Generator
-        Source of the learned table (standard normal entries).
+        Source of the learned table.
     encoding : {"sinusoidal", "learned", "none"}, optional
         What to add.
     base : float, optional
         The constant ``C`` of the sinusoids.
     std : float, optional
-        Standard deviation of the learned table's initial entries (> 0): 1 as
+        Standard deviation of the learned table's initial entries: 1 as
         ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer ``d_model`` or ``max_len``, or a non-real ``base`` or ``std``.
-    ValueError
-        For an unknown ``encoding``, an odd ``d_model`` with ``"sinusoidal"``, a
-        count below 1, a learned table of more than 2**31 entries, or an invalid
-        ``base`` or ``std``.
 
     Examples
     --------
@@ -1371,62 +1098,33 @@ class PositionalEncoding(Module):
 class TokenModel(Module):
     """Embedding (+ position) -> encoder layers -> per-token logits.
 
-    ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final
-    LayerNorm when the layers are pre-LN. ``encoding`` is ``"sinusoidal"``,
-    ``"learned"`` or ``"none"`` (added to the embeddings), or ``"rope"`` or
-    ``"alibi"`` (applied inside every attention layer instead). ``residual=False``
-    drops the skip connections of every layer (see :class:`EncoderLayer`).
-
-    Children: ``embedding`` (:class:`Embedding`), ``position``
-    (:class:`PositionalEncoding`), ``layers.0`` ... (:class:`EncoderLayer`), ``norm``
-    (pre-LN only) and ``head`` (:class:`Linear`).
+    ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final LayerNorm
+    when the layers are pre-LN. Children: ``embedding`` (:class:`Embedding`),
+    ``position`` (:class:`PositionalEncoding`), ``layers.0`` ...
+    (:class:`EncoderLayer`), ``norm`` (pre-LN only) and ``head`` (:class:`Linear`).
+    Its methods take ``tokens`` of shape ``(B, T)``, ids in ``[0, vocab)``, and the
+    masks of :func:`attention_bias`.
 
     Parameters
     ----------
     vocab : int
-        Number of token ids ``V`` (at least 1).
-    d_model : int
-        Width ``D``; even for ``"sinusoidal"``.
-    n_heads : int
-        Attention heads per layer; must divide ``d_model``.
-    d_ff : int
-        Width of the feed-forward blocks.
+        Number of token ids ``V``.
+    d_model, n_heads, d_ff, norm_first, activation, residual
+        As :class:`EncoderLayer`, for every layer.
     n_layers : int
         Number of encoder layers, from 0 to 1024.
     encoding : str, optional
         The position scheme, one of ``ENCODINGS``: added to the embeddings
         (``ADDED_ENCODINGS``) or applied inside every attention layer
         (``ATTENTION_ENCODINGS``, such as ``"rope"`` and ``"alibi"``).
-    max_len : int, optional
-        Rows of a learned position table.
-    scale_embeddings : bool, optional
-        Multiply the embeddings by ``sqrt(D)`` (the paper does).
-    embedding_std : float, optional
-        Standard deviation of the initial embeddings (> 0); by default
-        ``1 / sqrt(D)`` (see :class:`Embedding`).
-    norm_first : bool, optional
-        Pre-LN layers, followed by a final LayerNorm.
-    activation : {"relu", "gelu"}, optional
-        Activation of the feed-forward blocks.
+    max_len, position_std
+        ``max_len`` and ``std`` of :class:`PositionalEncoding`.
+    scale_embeddings, embedding_std
+        ``scale`` and ``std`` of :class:`Embedding`.
     n_outputs : int, optional
         Width of the head; by default ``vocab`` (predict a token).
     seed : int, optional
-        Seed of the generator that draws every initial weight (>= 0).
-    residual : bool, optional
-        Keep the skip connections of every layer.
-    position_std : float, optional
-        Standard deviation of a learned position table's initial entries (> 0):
-        1 as ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer width, count or seed, a flag that is not a boolean, or
-        a non-real ``embedding_std`` or ``position_std``.
-    ValueError
-        For an unknown ``encoding`` or ``activation``, a count out of range, and
-        as :class:`Embedding`, :class:`PositionalEncoding` and
-        :class:`EncoderLayer`.
+        Seed of the generator that draws every initial weight.
 
     Examples
     --------
@@ -1526,32 +1224,7 @@ class TokenModel(Module):
         )
 
     def forward(self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None) -> np.ndarray:
-        """The logits for ``tokens``; caches what :meth:`backward` needs.
-
-        Parameters
-        ----------
-        tokens : array_like of int, shape (B, T)
-            Token ids in ``[0, vocab)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        numpy.ndarray
-            Shape ``(B, T, n_outputs)`` (``n_outputs`` is ``vocab`` by default).
-
-        Raises
-        ------
-        TypeError
-            If ``tokens`` are not integers, or for masks :func:`attention_bias`
-            refuses.
-        ValueError
-            If ``tokens`` is empty, not 2-d or holds ids outside ``[0, vocab)``,
-            a learned table is shorter than ``T``, or for masks
-            :func:`attention_bias` refuses.
-        """
+        """The logits, ``(B, T) -> (B, T, n_outputs)``; caches what :meth:`backward` needs."""
         ids = self._ids(tokens)
         h = self.position.forward(self.embedding.forward(ids))
         for index in range(self.n_layers):
@@ -1565,34 +1238,8 @@ class TokenModel(Module):
     ) -> list[np.ndarray]:
         """What the layers see: the input to the first layer, then every layer's output.
 
-        Runs a forward pass, so the caches for ``backward`` are those of these
-        tokens.
-
-        Parameters
-        ----------
-        tokens : array_like of int, shape (B, T)
-            Token ids in ``[0, vocab)``.
-        mask : array_like, optional
-            PyTorch's ``src_mask`` (see :func:`attention_bias`).
-        key_padding_mask : array_like of bool, optional
-            PyTorch's ``src_key_padding_mask``, ``(B, T)``.
-
-        Returns
-        -------
-        list of numpy.ndarray
-            ``n_layers + 1`` arrays of shape ``(B, T, D)``: index 0 is the
-            embedding plus the absolute position encoding, index ``k`` the output
-            of layer ``k - 1`` (before the final LayerNorm of a pre-LN model).
-
-        Raises
-        ------
-        TypeError
-            If ``tokens`` are not integers, or for masks :func:`attention_bias`
-            refuses.
-        ValueError
-            If ``tokens`` is empty, not 2-d or holds ids outside ``[0, vocab)``,
-            a learned table is shorter than ``T``, or for masks
-            :func:`attention_bias` refuses.
+        ``n_layers + 1`` arrays ``(B, T, D)`` (the last before a pre-LN model's final
+        LayerNorm). Runs a forward pass, so ``backward`` then follows these tokens.
         """
         ids = self._ids(tokens)
         h = self.position.forward(self.embedding.forward(ids))
@@ -1603,18 +1250,7 @@ class TokenModel(Module):
         return states
 
     def backward(self, dlogits: np.ndarray) -> None:
-        """Add the gradients of every parameter (the ids are not differentiable).
-
-        Parameters
-        ----------
-        dlogits : numpy.ndarray
-            Gradient with respect to the logits of the last :meth:`forward`, e.g.
-            from :func:`softmax_cross_entropy`.
-
-        Returns
-        -------
-        None
-        """
+        """Add the gradients of every parameter, given those of the last logits."""
         dh = self.head.backward(dlogits)
         if self.norm_first:
             dh = self.norm.backward(dh)
@@ -1626,24 +1262,9 @@ class TokenModel(Module):
 class MLP(Module):
     """A multilayer perceptron: Linear layers with ReLU between, optional sigmoid output.
 
-    ``sizes = [in, hidden, ..., out]``; children are named ``layers.0``, ``layers.1``...
-
-    Parameters
-    ----------
-    sizes : list of int
-        The widths, input first and output last (at least two, each >= 1); a
-        tuple or a NumPy array is accepted too.
-    rng : numpy.random.Generator
-        Source of the initial weights (:class:`Linear`).
-    output : {"linear", "sigmoid"}, optional
-        Apply a logistic sigmoid to the output.
-
-    Raises
-    ------
-    TypeError
-        If ``sizes`` is not a list, tuple or array, or holds a non-integer.
-    ValueError
-        For fewer than two sizes, a size below 1, or an unknown ``output``.
+    ``sizes = [in, hidden, ..., out]`` (at least two, each >= 1; a tuple or an array
+    too); children ``layers.0``, ``layers.1``, ...; ``output="sigmoid"`` applies a
+    logistic sigmoid to the output.
 
     Examples
     --------
@@ -1711,32 +1332,12 @@ def mean_squared_error(
 ) -> tuple[float, np.ndarray]:
     """Mean of squared errors over all entries, and its gradient with respect to ``prediction``.
 
-    Parameters
-    ----------
-    prediction : array_like of real
-        The model's output.
-    target : array_like of real
-        The wanted values, of the same shape (no broadcasting).
-
-    Returns
-    -------
-    loss : float
-        ``mean((prediction - target) ** 2)`` over all ``n`` entries.
-    gradient : numpy.ndarray
-        ``2 (prediction - target) / n``, with the shape of ``prediction``.
-
-    Raises
-    ------
-    TypeError
-        For entries that are not real numbers.
-    ValueError
-        For arrays of different shapes, empty arrays, NaN or infinite entries,
-        and a squared error beyond float64's range.
+    As :func:`softmax_cross_entropy`, for regression: ``prediction`` and ``target`` of
+    one shape (no broadcasting); the loss is ``mean((prediction - target) ** 2)`` over
+    the ``n`` entries, the gradient ``2 (prediction - target) / n``.
 
     Examples
     --------
-    Errors 1 and 3: ``(1 + 9) / 2 = 5``, gradient ``2 * [1, 3] / 2``:
-
     >>> loss, grad = mean_squared_error([1.0, 3.0], [0.0, 0.0])
     >>> loss, grad.tolist()
     (5.0, [1.0, 3.0])

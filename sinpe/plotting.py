@@ -1,10 +1,8 @@
 """The one figure style of the book.
 
-Every figure of the book is drawn through this module, so they share fonts,
-sizes and colours: the Okabe-Ito palette for lines (safe for the common forms
-of colour blindness) and ``cividis`` for colour maps (perceptually uniform,
-colour-blind safe, and monotone in lightness, so it still reads in greyscale).
-
+Every figure is drawn through this module, so all share fonts, sizes and colours:
+the Okabe-Ito palette for lines (safe for the common colour blindnesses) and
+``cividis`` for colour maps (perceptually uniform, readable in greyscale).
 Matplotlib is imported here only; the core of :mod:`sinpe` needs NumPy alone.
 
 Used in: chapters 1, 2, 3, 4, 5, 6, 7 and 8.
@@ -110,19 +108,11 @@ _RC = {
 def style() -> None:
     """Apply the book's Matplotlib settings (idempotent).
 
-    Updates the global ``matplotlib.rcParams``: figure size 7 x 3.6 inches at
-    100 dpi (200 dpi when saved), font sizes no smaller than
-    :data:`MIN_FONT_SIZE`, a light grid, no top and right spines, the
-    :data:`COLORS` cycle for lines and :data:`SEQUENTIAL` for images. Wrap the
-    call in ``matplotlib.rc_context()`` to keep the change local.
-
-    In a Jupyter kernel with Matplotlib's inline backend it also asks for
-    "retina" PNGs: twice the pixels, shown at the same size, so figures are
-    sharp on 2x screens. Outside a kernel nothing else changes.
-
-    Returns
-    -------
-    None
+    Updates the global ``matplotlib.rcParams`` (wrap the call in
+    ``matplotlib.rc_context()`` to keep it local): 7 x 3.6 inches at 100 dpi (200 when
+    saved), fonts of at least :data:`MIN_FONT_SIZE`, a light grid, no top and right
+    spines, :data:`COLORS` for lines and :data:`SEQUENTIAL` for images. In a Jupyter
+    kernel with the inline backend it also asks for "retina" PNGs, sharp on 2x screens.
 
     Examples
     --------
@@ -152,8 +142,7 @@ def _retina_inline_figures() -> None:
 
 
 def _with_narrow(drawn, fig):
-    """IPython's retina PNG of ``fig`` with, in the output metadata, its phone variant
-    and its smallest font size."""
+    """IPython's retina PNG of ``fig``, its phone variant and smallest font in the metadata."""
     if drawn is None:
         return None
     data, metadata = drawn
@@ -175,10 +164,9 @@ def _smallest_font(fig) -> float:
 
 
 def _grid_axes(fig):
-    """The axes of ``fig`` placed in one grid, with their (row, column), or None.
-
-    None when the axes are in several grids or span several cells (a layout that
-    only the figure's own code can rearrange); colour bars follow their axes."""
+    """The axes of ``fig`` with their (row, column) in one grid, or None (several grids or
+    spanning axes); colour bars follow their axes.
+    """
     placed, grids = [], set()
     for ax in fig.axes:
         spec = ax.get_subplotspec()
@@ -194,26 +182,17 @@ def _grid_axes(fig):
 def narrow_png(fig) -> dict | None:
     """The phone variant of a figure wider than :data:`NARROW_ABOVE` inches, as a 2x PNG.
 
-    The same figure redrawn :data:`NARROW_WIDTH` inches wide, its text at the same
-    size: axes side by side are stacked, in one column for up to three axes and two
-    columns for more, or in the ``(rows, columns)`` given to :func:`figure` as
-    ``narrow``, or drawn by the function given as ``narrow``. A figure whose axes are in
-    one column, or not in one grid, is only narrowed. The figure is left as it was.
-
-    :func:`style` attaches this variant to every figure a Jupyter kernel shows (in the
-    output's metadata, under :data:`NARROW_KEY`); the book serves it to narrow screens.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure, drawn with constrained layout (as :func:`figure` makes it).
+    The same figure redrawn :data:`NARROW_WIDTH` inches wide, its text the same size:
+    axes side by side are stacked (one column for up to three axes, else two), or laid
+    out or drawn as :func:`figure`'s ``narrow`` says; a figure in one column, or not in
+    one grid, is only narrowed. ``fig`` is left as it was. :func:`style` attaches this
+    variant to every figure a Jupyter kernel shows (metadata key :data:`NARROW_KEY`).
 
     Returns
     -------
     dict or None
         ``{"data": base64 PNG, "width": w, "height": h, "font_pt": smallest font}``
-        with the 1x size in CSS px, or None for a figure narrow enough already (or
-        too crowded to narrow: constrained layout leaves its axes no room).
+        (1x size in CSS px), or None for a figure narrow enough already or too crowded.
 
     Examples
     --------
@@ -282,8 +261,7 @@ def narrow_png(fig) -> dict | None:
 
 
 def _turn_crowded_tick_labels(fig) -> dict:
-    """Turn upright the x tick labels of any axes where neighbours overlap; returns
-    {label: its former rotation}."""
+    """Turn upright overlapping x tick labels; returns {label: its former rotation}."""
     fig.canvas.draw()  # lays the figure out at its present size
     renderer = fig.canvas.get_renderer()
     turned = {}
@@ -301,9 +279,9 @@ def _turn_crowded_tick_labels(fig) -> dict:
 
 
 def _legends_in_one_column(fig) -> dict:
-    """Swap each figure legend above or below the axes (``loc="outside upper center"``
-    or ``"outside lower center"``) that is wider than the figure for the same legend in
-    one column; returns {the one-column legend: the one it stands in for}."""
+    """Swap each figure legend outside the axes that is wider than the figure for a
+    one-column one; returns {new legend: the one it stands in for}.
+    """
     renderer = fig.canvas.get_renderer()
     swapped = {}
     for legend in list(fig.legends):
@@ -350,40 +328,25 @@ def figure(
     narrow: tuple[int, int] | Callable[[], object] | None = None,
     **kwargs,
 ):
-    """A styled figure with ``nrows x ncols`` axes (matplotlib's order), in constrained layout.
+    """A styled figure with ``nrows x ncols`` axes, in constrained layout.
 
-    Calls :func:`style` first (so it changes the global ``rcParams``), then
-    ``matplotlib.pyplot.subplots`` with ``layout="constrained"`` and
-    ``squeeze=True``.
+    Calls :func:`style`, then ``matplotlib.pyplot.subplots(..., layout="constrained",
+    squeeze=True)``, passing ``**kwargs`` on (not ``figsize``, ``layout`` or ``squeeze``).
 
     Parameters
     ----------
-    nrows, ncols : int, optional
-        Rows and columns of axes (positive).
     width, height : float, optional
         Figure size in inches; the default is the book's 7 x 3.6.
     narrow : tuple of (int, int) or callable, optional
-        The figure's phone variant (:func:`narrow_png`): the rows and columns of its
-        axes (by default one column for up to three axes, else two), or a function
-        that draws the variant as a new figure (a diagram laid out anew) and returns it.
-    **kwargs
-        Passed on to ``matplotlib.pyplot.subplots`` (e.g. ``sharex=True``); not
-        ``figsize``, ``layout`` or ``squeeze``, which this function sets.
+        The phone variant (:func:`narrow_png`): the rows and columns of its axes, or a
+        function that draws it as a new figure and returns it.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
-        The new figure, registered with pyplot (close it with ``plt.close(fig)``).
+        Registered with pyplot (close it with ``plt.close(fig)``).
     axes : matplotlib.axes.Axes or numpy.ndarray
-        One ``Axes`` for a 1 x 1 figure, else an array of them of shape
-        ``(ncols,)``, ``(nrows,)`` or ``(nrows, ncols)``, as ``subplots`` squeezes it.
-
-    Raises
-    ------
-    TypeError
-        If ``kwargs`` repeats ``figsize``, ``layout`` or ``squeeze``.
-    ValueError
-        If ``nrows`` or ``ncols`` is not a positive integer (raised by Matplotlib).
+        As ``subplots`` squeezes them.
 
     Examples
     --------
@@ -413,35 +376,12 @@ def heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
 ):
-    """Draw ``values`` (rows bottom to top) with the book's colour map and a labelled colour bar.
+    """Draw 2-d ``values`` in ``ax`` with the book's colour map and a labelled colour bar.
 
-    Row 0 of ``values`` is drawn at the bottom (``origin="lower"``), without
-    interpolation, filling ``extent``; the grid of ``ax`` is turned off and a
-    colour bar labelled ``colorbar_label`` is added next to it.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        The axes to draw in.
-    values : numpy.ndarray
-        A 2-d array of shape ``(rows, columns)``.
-    extent : sequence of float
-        ``(left, right, bottom, top)`` in data coordinates.
-    colorbar_label : str
-        Label of the colour bar: the quantity and its unit.
-    vmin, vmax : float, optional
-        Limits of the colour scale; by default those of ``values``.
-
-    Returns
-    -------
-    matplotlib.image.AxesImage
-        The image, with its colour bar as ``image.colorbar``.
-
-    Raises
-    ------
-    TypeError
-        If ``values`` has a shape Matplotlib cannot show as an image (raised by
-        ``Axes.imshow``).
+    Row 0 at the bottom (``origin="lower"``), no interpolation, filling ``extent =
+    (left, right, bottom, top)``; the grid is turned off. ``colorbar_label`` names the
+    quantity and its unit; ``vmin`` and ``vmax`` default to the range of ``values``.
+    Returns the image, its colour bar as ``image.colorbar``.
 
     Examples
     --------
@@ -472,26 +412,7 @@ def heatmap(
 
 
 def unit_circle(ax, *, horizontal: str, vertical: str) -> None:
-    """Draw the unit circle with labelled axes, equal aspect, for 'clock hand' plots.
-
-    A light grey circle of radius 1, both axes limited to ``[-1.25, 1.25]``.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        The axes to draw in.
-    horizontal, vertical : str
-        Labels of the horizontal and vertical axes (e.g. the sine and the cosine
-        of a pair).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    AttributeError
-        If ``ax`` is not a Matplotlib ``Axes``.
+    """Draw the unit circle in ``ax`` for 'clock hand' plots: labelled axes, equal aspect.
 
     Examples
     --------
@@ -538,50 +459,21 @@ def animation_html(
 ) -> str:
     """An animation as self-contained, reproducible HTML for a static page.
 
-    Matplotlib's ``Animation.to_jshtml`` gives a player with a frame slider that
-    needs no kernel. This function makes its output fit for a book page:
+    Matplotlib's ``Animation.to_jshtml`` player (a frame slider, no kernel), made fit
+    for a book page:
 
-    * the player's random id is replaced by ``name``, so running the cell twice
-      stores the same bytes (and nbval can compare them);
-    * each frame is re-encoded with ``colors`` colours (Pillow's maximum-coverage
-      palette), about a quarter of the bytes of a full-colour PNG;
-    * the frames are shown ``width`` CSS px wide (less where the column is narrower:
-      frames, slider and buttons shrink or wrap to fit a phone) with ``alt`` as their
-      text alternative, the frame slider is labelled for screen readers, and the link to
-      Font Awesome's CDN is dropped (the page has its own icons; nothing is fetched
-      from the network);
-    * with ``autoplay``, it starts once it scrolls into view, unless the reader's
-      system asks for reduced motion.
+    * its random id is replaced by ``name`` (an identifier unique on the page), so a
+      rerun stores the same bytes;
+    * each frame is re-encoded with ``colors`` colours (2 to 256; about a quarter of
+      the bytes of a full-colour PNG), drawn at ``savefig.dpi`` (sharp on 2x screens);
+    * frames are ``width`` CSS px wide at most (the player shrinks or wraps on a
+      phone), with ``alt`` as their text alternative; the slider is labelled for
+      screen readers; nothing is fetched from a CDN;
+    * with ``autoplay``, it starts once scrolled into view, unless the reader's system
+      asks for reduced motion.
 
-    Frames are drawn at ``savefig.dpi`` (200 in :func:`style`): sharp on 2x screens.
-
-    Parameters
-    ----------
-    animation : matplotlib.animation.Animation
-        The animation; close its figure afterwards so that no still image is shown.
-    name : str
-        A short identifier (letters, digits, underscores), unique on the page.
-    alt : str
-        What the animation shows, for readers who cannot see it.
-    width : int, optional
-        Width in CSS px (default 700, the book's text column).
-    colors : int, optional
-        Colours of each frame's palette, 2 to 256.
-    autoplay : bool, optional
-        Start when scrolled into view (default ``True``).
-
-    Returns
-    -------
-    str
-        HTML to display with ``IPython.display.HTML``.
-
-    Raises
-    ------
-    ValueError
-        If ``name`` is not an identifier, ``alt`` is empty, ``width`` is not
-        positive or ``colors`` is outside 2 to 256.
-    TypeError
-        If ``width`` or ``colors`` is not an integer, or ``autoplay`` not a boolean.
+    Close the animation's figure afterwards, so that no still image is shown; display
+    the result with ``IPython.display.HTML``.
 
     Examples
     --------
@@ -633,9 +525,9 @@ def animation_html(
 
 
 # ---------------------------------------------------------------------------
-# Diagrams: the opening pictures of chapters 2 and 4 (issue 30). Each draws on one
-# Axes, computes what it shows through sinpe (never a formula of its own), and fits a
-# phone's column: about 3.6 inches wide, text at MIN_FONT_SIZE.
+# Diagrams: the opening pictures of chapters 2 and 4. Each draws on one Axes, computes
+# what it shows through sinpe (never a formula of its own), and fits a phone's column:
+# about 3.6 inches wide, text at MIN_FONT_SIZE.
 
 
 def shift_rotation(
@@ -650,37 +542,10 @@ def shift_rotation(
 ) -> float:
     """Draw one (sin, cos) pair of the encoding at ``position`` and ``position + shift``.
 
-    The two points are the pair's entries of :func:`sinpe.positional_encoding`
-    (sine horizontal, cosine vertical, on :func:`unit_circle`), joined to the
-    centre; an arrowed arc through the encodings of the positions in between marks
-    the turn, labelled with its angle ``shift * omega`` (from
-    :func:`sinpe.frequencies`). As the position grows the point turns clockwise.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        The axes to draw in.
-    position, shift : float
-        The position ``p`` and the shift ``k`` (finite).
-    d_model : int
-        Even width of the encoding.
-    pair : int
-        The pair drawn, ``0 <= pair < d_model / 2``.
-    base : float, optional
-        The base ``C`` of the frequencies.
-    color : str, optional
-        Colour of the points and the arc.
-
-    Returns
-    -------
-    float
-        The angle of the turn, ``shift * omega_pair``, in radians.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a non-finite position or shift, a bad width or base, or a pair out of
-        range (messages from ``sinpe._validation``).
+    The two points (sine horizontal, cosine vertical, on :func:`unit_circle`) are
+    joined to the centre; an arrowed arc through the positions in between marks the
+    turn, labelled with its angle ``shift * omega``. As the position grows the point
+    turns clockwise. ``pair`` counts from 0; returns the angle, in radians.
 
     Examples
     --------
@@ -768,26 +633,10 @@ def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
 
 
 def encoder_layer_steps(layer) -> list[str]:
-    """The steps of ``layer`` (an :class:`sinpe.nn.EncoderLayer`), input to output.
+    """The steps of an :class:`sinpe.nn.EncoderLayer`, input to output, one label each.
 
-    Post-LN (the paper, ``norm_first=False``): attention, add & norm, feed-forward,
-    add & norm. Pre-LN: norm, attention, add, norm, feed-forward, add. Without
-    ``residual`` the "add" steps are left out. Each label names the layer's sizes.
-
-    Parameters
-    ----------
-    layer : sinpe.nn.EncoderLayer
-        The layer.
-
-    Returns
-    -------
-    list of str
-        One label per step, first step first.
-
-    Raises
-    ------
-    TypeError
-        If ``layer`` is not an :class:`sinpe.nn.EncoderLayer`.
+    Post-LN (the paper): attention, add & norm, feed-forward, add & norm. Pre-LN: norm,
+    attention, add, norm, feed-forward, add. Without ``residual`` no "add" steps.
 
     Examples
     --------
@@ -816,29 +665,11 @@ def encoder_layer_steps(layer) -> list[str]:
 def encoder_layer(ax, layer) -> list[str]:
     """Draw the input of a Transformer and one encoder ``layer`` as a block diagram.
 
-    From the bottom up: token ids, the token embedding, the sum with the
-    positional encoding (the box in orange), then the steps of
-    :func:`encoder_layer_steps` inside a dashed frame, with each residual
-    connection as an arrow that goes round the block it skips. Data flow
-    upwards, as in the paper's figure 1. The axes get equal aspect and no frame.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes
-        The axes to draw in; about 3.6 inches wide and 1.1 times as high reads
-        well on a phone.
-    layer : sinpe.nn.EncoderLayer
-        The layer drawn.
-
-    Returns
-    -------
-    list of str
-        The labels of the boxes, bottom to top.
-
-    Raises
-    ------
-    TypeError
-        If ``layer`` is not an :class:`sinpe.nn.EncoderLayer`.
+    From the bottom up: token ids, the embedding, the sum with the positional encoding
+    (in orange), then :func:`encoder_layer_steps` in a dashed frame, each residual
+    connection an arrow round the block it skips, as in the paper's figure 1. About 3.6
+    inches wide and 1.1 times as high reads well on a phone. Returns the box labels,
+    bottom to top.
 
     Examples
     --------
@@ -940,28 +771,10 @@ def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
 def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, np.ndarray]:
     """What one head of ``attention`` computed in its last forward pass, step by step.
 
-    Parameters
-    ----------
-    attention : sinpe.nn.MultiHeadAttention
-        A layer that has run forward at least once.
-    sample, head : int, optional
-        Which sequence of the batch and which head.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        ``"Q"``, ``"K^T"``, ``"V"`` (queries, transposed keys, values of the head),
-        ``"S"`` (the scores, scaled, biases included), ``"A"`` (the weights, the
-        row-wise softmax of ``S``) and ``"AV"`` (their weighted sum of values,
-        before the output projection), as the layer's cache holds them.
-
-    Raises
-    ------
-    TypeError
-        If ``attention`` is not an :class:`sinpe.nn.MultiHeadAttention`, or an
-        index is not an integer.
-    ValueError
-        If the layer has not run forward yet, or an index is out of range.
+    ``sample`` and ``head`` pick the sequence and the head. Returns the layer's cached
+    ``"Q"``, ``"K^T"``, ``"V"`` of the head, ``"S"`` (the scaled scores, biases
+    included), ``"A"`` (the weights, softmax of ``S``) and ``"AV"`` (before the output
+    projection). ValueError if the layer has not run forward yet.
 
     Examples
     --------
@@ -998,31 +811,12 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
 def attention_diagram(fig, attention, *, sample: int = 0, head: int = 0) -> dict:
     """Draw one head of scaled dot-product attention as two matrix equations.
 
-    Top row: queries ``Q`` times transposed keys ``K^T`` give the scores ``S``
-    (divided by the square root of the head width). Bottom row: the row-wise
-    softmax of ``S``, the weights ``A`` (each row sums to 1: where that token
-    looks), times the values ``V`` give each token's weighted sum ``A V``. Every
-    cell shows its number; rows are tokens. The numbers are those of
-    :func:`attention_steps`. Drawn on an empty ``fig`` about 3.8 x 3.5 inches.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        An empty figure (without constrained layout; the axes are placed by hand).
-    attention : sinpe.nn.MultiHeadAttention
-        A layer that has run forward at least once.
-    sample, head : int, optional
-        Which sequence of the batch and which head.
-
-    Returns
-    -------
-    dict of str to matplotlib.axes.Axes
-        The axes of each matrix, keyed as :func:`attention_steps`.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`attention_steps`.
+    Top row: ``Q`` times ``K^T`` gives the scores ``S`` (divided by the square root of
+    the head width). Bottom row: the weights ``A``, the row-wise softmax of ``S``,
+    times ``V`` give each token's weighted sum ``A V``. Every cell shows its number
+    (:func:`attention_steps`, same arguments); rows are tokens. ``fig`` is an empty
+    figure about 3.8 x 3.5 inches without constrained layout. Returns the axes by
+    matrix name.
 
     Examples
     --------

@@ -1,35 +1,20 @@
 """Rotary position embedding (RoPE): the rotation of chapter 2, moved into attention.
 
 Su et al. (2021) rotate each pair of entries of a query or key vector by an angle
-proportional to its position, with the same frequencies as the sinusoidal
-encoding: ``theta_i = base ** (-2 i / d)``. Then ``RoPE(q, m) . RoPE(k, n)``
-depends on ``m - n`` only.
-
-Two layouts pair the entries differently, and they are the two layouts of a
-sinusoidal table (:data:`sinpe.LAYOUTS`), by the same names:
+proportional to its position, with the frequencies of the sinusoidal encoding,
+``theta_i = base ** (-2 i / d)``; then ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n``
+only. The two layouts are those of a sinusoidal table (:data:`sinpe.LAYOUTS`):
 
 * ``"interleaved"`` -- pairs ``(x_2i, x_2i+1)``: RoFormer, Meta's Llama, GPT-J;
-* ``"concat"`` -- pairs ``(x_i, x_(i + d/2))``, all first halves then all second
-  halves (Hugging Face's ``rotate_half``): Hugging Face Llama, GPT-NeoX. The name
-  ``"half"`` is accepted for it too.
+* ``"concat"`` (alias ``"half"``) -- pairs ``(x_i, x_(i + d/2))`` (Hugging Face's
+  ``rotate_half``): Hugging Face Llama, GPT-NeoX.
 
-With the per-head permutation ``P = [0, 2, 4, ..., 1, 3, 5, ...]``,
-``concat(P x) = P interleaved(x)``; converting checkpoints therefore permutes the
-rows of the query and key projections (:func:`convert_qk_weight`). Mixing the
-layouts up gives fluent garbage (transformers #25199); Hugging Face permutes the
-weights when converting Meta checkpoints (transformers,
-``src/transformers/models/llama/convert_llama_weights_to_hf.py``).
-
-Context extension rescales the frequencies (:func:`scaled_frequencies`): Position
-Interpolation (Chen et al. 2023) divides them all by the factor, NTK-aware scaling
-raises the base, and YaRN (Peng et al. 2024) interpolates only the slow pairs and
-sharpens the attention by :func:`yarn_temperature`.
-
-Porting real code (:func:`apply_rope`): ``rotary_dim`` rotates only the first
-entries of each head, as GPT-J's ``rotary_dim`` and GPT-NeoX's ``rotary_pct`` do;
-``frequencies`` takes a checkpoint's ``inv_freq`` or :func:`scaled_frequencies`;
-positions may be a ``(B, T)`` batch of ``position_ids`` for ``(B, H, T, d)``
-queries; float16/float32 inputs come back in their own dtype. NumPy only.
+With ``P = [0, 2, 4, ..., 1, 3, 5, ...]``, ``concat(P x) = P interleaved(x)``, so
+converting checkpoints permutes the query and key rows (:func:`convert_qk_weight`), as
+Hugging Face's ``convert_llama_weights_to_hf.py`` does; mixing the layouts up gives
+fluent garbage (transformers #25199). Context extension rescales the frequencies
+(:func:`scaled_frequencies`, :func:`llama3_frequencies`, :func:`yarn_temperature`).
+NumPy only.
 
 Used in: chapters 6 and 8.
 """
@@ -109,50 +94,36 @@ def scaled_frequencies(
         The scale ``s >= 1``: new context length / trained context length.
     method : {"interpolation", "ntk", "yarn"}
         ``"interpolation"`` (Position Interpolation, Chen et al. 2023): every
-        frequency divided by ``s`` -- the same as dividing the positions.
-        ``"ntk"`` (NTK-aware scaling, bloc97 2023): the base becomes
-        ``base * s ** (d / (d - 2))``, so the fastest pair keeps its frequency and
-        the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts, Peng et al.
-        2024, section 3.2): pairs that turn more than ``beta`` times within
-        ``original_length`` keep their frequency, pairs that turn less than
-        ``alpha`` times are divided by ``s``, and a linear ramp blends the two
-        in between, as ``ramp`` says. YaRN also scales the attention logits:
-        see :func:`yarn_temperature`.
+        frequency divided by ``s``. ``"ntk"`` (NTK-aware scaling, bloc97 2023): the
+        base becomes ``base * s ** (d / (d - 2))``, so the fastest pair keeps its
+        frequency and the slowest is divided by ``s``. ``"yarn"`` (NTK-by-parts, Peng
+        et al. 2024, section 3.2): pairs turning more than ``beta`` times within
+        ``original_length`` keep their frequency, pairs turning less than ``alpha``
+        times are divided by ``s``, a linear ramp blends the two in between; YaRN also
+        scales the logits (:func:`yarn_temperature`).
     base : float, optional
         The constant of the frequencies.
     original_length : int, optional
         The trained context length (YaRN only; 2048 for Llama).
     alpha, beta : float, optional
-        YaRN's ramp bounds, in turns within ``original_length`` (1 and 32 for
-        Llama; the released code's ``beta_slow`` and ``beta_fast``).
+        YaRN's ramp bounds in turns within ``original_length`` (the released code's
+        ``beta_slow`` and ``beta_fast``).
     ramp : {"released", "paper"}, optional
-        YaRN only (any other method raises if it is given); default
-        ``"released"``. ``"released"``: as jquesnelle/yarn
-        (``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py``) and Hugging Face
-        (``transformers``, ``modeling_rope_utils.py``,
-        ``_compute_yarn_parameters``) compute it: the pair indices that turn
-        ``beta`` and ``alpha`` times are rounded out to whole pairs (``low =
-        max(floor(.), 0)``, ``high = min(ceil(.), d_model - 1)``) and the ramp
-        is linear in the pair *index* between them (float64 here, float32
-        there). ``"paper"``: eqs. 17-20 of the paper, linear in ``r =
-        original_length / wavelength`` itself. The middle pairs differ (by a
-        stretch of up to 3.4 at d = 128, L = 4096, s = 8), and so can pair 0
-        at a short ``original_length``: stretched by 1 (released) or 3.48
-        (paper) at d = 8, L = 16, s = 4.
+        YaRN only; default ``"released"``: as jquesnelle/yarn and Hugging Face
+        (``_compute_yarn_parameters``), linear in the pair *index* between the bounds
+        rounded out to whole pairs. ``"paper"``: eqs. 17-20, linear in ``r =
+        original_length / wavelength``. The middle pairs differ (a stretch of up to 3.4
+        at d = 128, L = 4096, s = 8), and so can pair 0 at a short ``original_length``.
 
     Returns
     -------
     numpy.ndarray
-        float64 array of shape ``(d_model // 2,)``, to pass to
-        :func:`apply_rope` as ``frequencies``.
+        float64, shape ``(d_model // 2,)``: the ``frequencies`` of :func:`apply_rope`.
 
     Raises
     ------
     TypeError, ValueError
-        For a bad ``d_model``, ``base`` or ``factor`` (finite, >= 1), an unknown
-        ``method`` or ``ramp``, a ``ramp`` with a method other than ``"yarn"``,
-        YaRN bounds that are not ``0 <= alpha < beta``, or, with ``"ntk"``, a
-        ``factor`` so large that the new base overflows float64.
+        For a bad argument, a ``ramp`` without ``"yarn"``, or an NTK base beyond float64.
 
     Examples
     --------
@@ -223,38 +194,13 @@ def llama3_frequencies(
 ) -> np.ndarray:
     """RoPE frequencies as Llama 3.1 rescales them (Hugging Face's rope_type ``"llama3"``).
 
-    Pairs whose wavelength ``2 pi / theta_i`` is shorter than ``original_length /
-    high_freq_factor`` keep their frequency; pairs longer than ``original_length /
-    low_freq_factor`` are divided by ``factor``; in between, the frequency blends
-    the two, ``(1 - t) theta / factor + t theta`` with ``t = (original_length /
-    wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)``:
-    ``transformers``, ``modeling_rope_utils.py``, ``_compute_llama3_parameters``.
-
-    Parameters
-    ----------
-    d_model : int
-        Head width; positive and even.
-    factor : float, optional
-        The scale ``s >= 1`` (8 in Llama 3.1).
-    base : float, optional
-        The constant of the frequencies (500000 in Llama 3).
-    low_freq_factor, high_freq_factor : float, optional
-        The bounds of the blend, in turns within ``original_length`` (1 and 4);
-        ``0 < low_freq_factor < high_freq_factor``.
-    original_length : int, optional
-        The trained context length (8192 in Llama 3).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(d_model // 2,)``, the ``inv_freq`` of the
-        checkpoint's config (computed in float64 here, float32 there).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a bad ``d_model``, ``base``, ``factor`` (finite, >= 1) or
-        ``original_length``, and bounds that are not ``0 < low < high`` (finite).
+    Pairs whose wavelength ``2 pi / theta_i`` is below ``original_length /
+    high_freq_factor`` keep their frequency, those above ``original_length /
+    low_freq_factor`` are divided by ``factor``; in between the two blend linearly in
+    ``original_length / wavelength`` (``transformers``, ``_compute_llama3_parameters``).
+    The defaults are Llama 3.1's; ``0 < low_freq_factor < high_freq_factor``. Returns
+    the float64 ``inv_freq``, shape ``(d_model // 2,)``; raises as
+    :func:`scaled_frequencies`.
 
     Examples
     --------
@@ -287,8 +233,7 @@ def llama3_frequencies(
 
 
 def _correction_dim(turns: float, width: int, base: float, length: int) -> float:
-    """The released ``find_correction_dim``: the (fractional) pair index turning ``turns``
-    times within ``length``, ``d ln(L / (2 pi turns)) / (2 ln base)``; its limit at 0 turns."""
+    """The released ``find_correction_dim``: the pair index turning ``turns`` times."""
     if turns == 0:
         return math.copysign(math.inf, math.log(base))
     ratio = length / (turns * 2 * math.pi)
@@ -300,13 +245,9 @@ def _correction_dim(turns: float, width: int, base: float, length: int) -> float
 
 
 def _released_gamma(width: int, base: float, length: int, alpha: float, beta: float) -> np.ndarray:
-    """Each pair's weight on its own frequency in the released YaRN (``inv_freq_mask``).
+    """Each pair's weight on its own frequency in the released YaRN (``1 - linear_ramp_mask``).
 
-    ``find_correction_range(beta_fast=beta, beta_slow=alpha)`` gives ``low =
-    max(floor(.), 0)`` and ``high = min(ceil(.), d - 1)``; ``linear_ramp_mask``
-    is ``clip((i - low) / (high - low), 0, 1)`` (``high += 0.001`` when equal),
-    and the weight is one minus it. ``alpha = 0`` (which divides by zero there)
-    takes the limit, an infinite ``high``, clamped as any other.
+    ``alpha = 0`` (a division by zero there) takes the limit, an infinite ``high``.
     """
     fast = _correction_dim(beta, width, base, length)  # finite: beta > 0
     slow = _correction_dim(alpha, width, base, length)
@@ -319,33 +260,14 @@ def _released_gamma(width: int, base: float, length: int, alpha: float, beta: fl
 
 
 def yarn_temperature(factor: float) -> float:
-    """YaRN's attention scale: logits are divided by ``t``, with ``sqrt(1/t) = 0.1 ln s + 1``.
+    """YaRN's attention scale ``t = 1 / (0.1 ln s + 1) ** 2``: logits are divided by it.
 
-    Peng et al. (2024), eq. 22 (fitted on Llama); Hugging Face multiplies the
-    rotated queries and keys each by ``0.1 ln s + 1``, which divides their dot
-    product by ``t``.
-
-    Parameters
-    ----------
-    factor : float
-        The scale ``s >= 1``.
-
-    Returns
-    -------
-    float
-        ``t = 1 / (0.1 ln s + 1) ** 2``; 1 at ``s = 1``, below 1 beyond (sharper
-        attention).
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a ``factor`` that is not a finite real number >= 1.
+    Peng et al. (2024), eq. 22; Hugging Face multiplies the rotated queries and keys
+    each by ``0.1 ln s + 1``. ``t`` is 1 at ``s = 1`` and below 1 beyond (sharper).
 
     Examples
     --------
     >>> from sinpe.rope import yarn_temperature
-    >>> yarn_temperature(1.0)
-    1.0
     >>> round(yarn_temperature(16.0), 6)   # (0.1 ln 16 + 1)^-2
     0.612974
     """
@@ -423,63 +345,36 @@ def apply_rope(
 
     Parameters
     ----------
-    x : array_like of real, shape (..., d)
-        Query or key vectors (one head's width ``d``, even), e.g. of shape
-        ``(B, H, T, d)``.
+    x : array_like of real, shape (..., T, d)
+        Query or key vectors, one head's width ``d`` (even), e.g. ``(B, H, T, d)``.
     positions : array_like of real
-        One position per vector. Accepted shapes, for ``x`` of shape
-        ``(..., T, d)``:
-
-        * a scalar: every vector at that position;
-        * ``(T,)``: position ``positions[t]`` for row ``t`` of every batch
-          element and head;
-        * ``(B, T)`` when ``x`` has shape ``(B, H, T, d)``: Hugging Face's
-          ``position_ids``, one row per batch element, the same for every head
-          (read as ``(B, 1, T)``). A 2-D array is always read so for 4-D ``x``;
-          for per-head positions pass ``(1, H, T)`` or ``(B, H, T)``;
-        * otherwise any shape that broadcasts to ``x.shape[:-1]`` by NumPy's
-          rules, e.g. ``(B, 1, T)`` or ``(B, H, T)``.
-
-        Anything else raises a ValueError that lists these shapes.
+        A scalar, ``(T,)``, ``(B, T)`` for 4-D ``x`` (Hugging Face's ``position_ids``,
+        read as ``(B, 1, T)``; per-head positions need ``(1, H, T)`` or ``(B, H, T)``),
+        or any shape that broadcasts to ``x.shape[:-1]``.
     base : float, optional
         The constant of the frequencies (10000 in RoFormer and Llama 2).
     layout : {"interleaved", "concat"}, optional
-        How entries are paired (see the module docstring); ``"half"`` means
-        ``"concat"``. With ``rotary_dim``, the pairing is within the rotated
-        entries: ``(x_i, x_(i + rotary_dim/2))`` for ``"concat"`` (GPT-NeoX),
-        ``(x_2i, x_2i+1)`` for ``"interleaved"`` (GPT-J).
+        How entries are paired (module docstring); ``"half"`` means ``"concat"``.
+        With ``rotary_dim``, pairs are within the rotated entries.
     frequencies : array_like of real, shape (rotary_dim / 2,), optional
-        Custom ``theta_i`` instead of ``base ** (-2 i / rotary_dim)``, e.g. from
-        :func:`scaled_frequencies` (Position Interpolation, NTK, YaRN) or a
-        checkpoint's ``inv_freq`` (Llama 3's scaled one included). ``base`` is
-        then not used.
+        Custom ``theta_i`` (from :func:`scaled_frequencies`, or a checkpoint's
+        ``inv_freq``); ``base`` is then unused.
     rotary_dim : int, optional
-        Rotate only the first ``rotary_dim`` entries of each head and pass the
-        others through unchanged: GPT-J's ``rotary_dim`` (64 of 256) and
-        GPT-NeoX's ``int(d * rotary_pct)`` (``q_rot = q[..., :rotary_ndims]``,
-        ``q_pass = q[..., rotary_ndims:]``). The frequencies are those of a
-        head of width ``rotary_dim``: ``base ** (-arange(0, rotary_dim, 2) /
-        rotary_dim)``, as both compute them. Even, ``2 <= rotary_dim <= d``;
-        default ``d`` (every entry).
+        Rotate only the first ``rotary_dim`` entries of each head (GPT-J's
+        ``rotary_dim``, GPT-NeoX's ``d * rotary_pct``), with the frequencies of a head
+        that wide; even, ``2 <= rotary_dim <= d``; default ``d``.
 
     Returns
     -------
     numpy.ndarray
-        Array of the shape of ``x`` and of its dtype when that is float16,
-        float32 or float64 (float64 for integers and other inputs); norms are
-        preserved. The rotation is computed in float64 and rounded once to the
-        output dtype, so each entry is within half a unit in the last place of
-        the float64 result -- more accurate than code that rotates in float16
-        or float32 (where ``cos``/``sin`` of the phase are themselves rounded).
+        The shape of ``x``, in its dtype if float16/32/64 (else float64). Computed in
+        float64 and rounded once, so more accurate than rotating in float16 or float32.
 
     Raises
     ------
     TypeError, ValueError
-        For non-real or non-finite input, a last axis that is odd or empty,
-        positions of a shape listed under ``positions`` neither, a phase that
-        overflows float64, an unknown layout, ``frequencies`` of the wrong
-        shape, a ``rotary_dim`` that is not an even integer in ``[2, d]``, and
-        a rotated value beyond the range of ``x``'s dtype (float16 or float32).
+        For non-finite input, an odd or empty last axis, positions that do not fit
+        (the message lists the shapes above), a bad option, or a result beyond the dtype.
 
     Examples
     --------
@@ -496,12 +391,6 @@ def apply_rope(
     >>> out = apply_rope(np.ones(8, dtype=np.float32), 1, rotary_dim=4, layout="concat")
     >>> out.dtype, out[4:].tolist()
     (dtype('float32'), [1.0, 1.0, 1.0, 1.0])
-
-    Hugging Face's ``position_ids`` of shape (B, T) for ``(B, H, T, d)`` queries:
-
-    >>> q = np.ones((2, 3, 5, 4))
-    >>> apply_rope(q, np.arange(10).reshape(2, 5)).shape
-    (2, 3, 5, 4)
     """
     source = check_float_array(x, "x")
     vectors = source.astype(np.float64)
@@ -557,27 +446,10 @@ def apply_rope(
 
 
 def rope_permutation(head_width: int) -> np.ndarray:
-    """``P = [0, 2, 4, ..., 1, 3, 5, ...]``, so ``apply_rope(x[P], p, layout="concat")`` is
+    """``P = [0, 2, 4, ..., 1, 3, 5, ...]``: ``apply_rope(x[P], p, layout="concat")`` is
     ``apply_rope(x, p)[P]``.
 
-    Parameters
-    ----------
-    head_width : int
-        One head's width ``d``; a positive even integer.
-
-    Returns
-    -------
-    numpy.ndarray
-        int array of shape ``(head_width,)``: the even indices, then the odd
-        ones. Its inverse, ``np.argsort(P)``, maps the concat layout back to the
-        interleaved one.
-
-    Raises
-    ------
-    TypeError
-        If ``head_width`` is not an integer.
-    ValueError
-        If ``head_width`` is not positive and even.
+    ``head_width`` is positive and even; ``np.argsort(P)`` maps concat back to interleaved.
 
     Examples
     --------
@@ -591,35 +463,23 @@ def rope_permutation(head_width: int) -> np.ndarray:
 def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: str) -> np.ndarray:
     """Permute the rows of a query or key projection between RoPE layouts.
 
-    ``weight`` has shape ``(n_heads * head_width, d_in)`` (or a bias of shape
-    ``(n_heads * head_width,)``); within each head the rows are reordered so
-    that a model using the ``target`` layout computes the same attention scores
-    as the original with the ``source`` layout -- what Hugging Face's
-    ``convert_llama_weights_to_hf.py`` does from Meta's interleaved layout.
+    Within each head the rows are reordered so that a model with the ``target`` layout
+    computes the attention scores of the original with the ``source`` layout (as
+    Hugging Face's ``convert_llama_weights_to_hf.py`` does from Meta's interleaved one).
 
     Parameters
     ----------
     weight : array_like of real, shape (n_heads * head_width, d_in) or (n_heads * head_width,)
-        One layer's query or key projection (rows = output features), or its bias.
+        One layer's query or key projection, or its bias.
     n_heads : int
         Number of heads (of keys and values for a grouped-query key projection).
     source, target : {"interleaved", "concat"}
-        The layout the weights were trained with and the one they are for;
-        ``"half"`` means ``"concat"``.
+        The layouts trained with and wanted; ``"half"`` means ``"concat"``.
 
     Returns
     -------
     numpy.ndarray
-        A new array of the same shape and dtype, rows permuted within each
-        head (a copy even when ``source == target``).
-
-    Raises
-    ------
-    TypeError
-        If ``n_heads`` is not an integer.
-    ValueError
-        For NaN or infinite entries, an unknown layout, a weight that is
-        neither 1-D nor 2-D, or a row count that is not a multiple of ``n_heads``.
+        A new array of the same shape and dtype (a copy even when ``source == target``).
 
     Examples
     --------

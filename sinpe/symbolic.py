@@ -9,9 +9,16 @@ for the encoding it is given, it raises :class:`IdentityError` (an
 An *encoding* here is any callable ``encoding(position, d_model, *, base)`` that
 returns a SymPy column matrix of length ``d_model``; :func:`sinusoidal_encoding`
 is the paper's, :func:`one_indexed_encoding` the textbook's, and
-:data:`WRONG_ENCODINGS` holds encodings with bugs seen in real code (the symbolic side of
-:data:`sinpe.checks.BUGGY_TABLES`, which names each by its key), for
-the tests.
+:data:`WRONG_ENCODINGS` holds encodings with bugs seen in real code (the symbolic
+side of :data:`sinpe.checks.BUGGY_TABLES`), for the tests.
+
+Shared conventions: ``position`` is a SymPy expression or number (e.g. the symbol
+:data:`position`, ``p``); ``base`` the constant ``C``, by default the positive
+symbol :data:`base`; ``d_model`` a positive even width of at most 4096 (exact
+expressions grow fast), else TypeError or ValueError as everywhere in sinpe. An
+encoding returns a column of shape ``(d_model, 1)``. A ``verify_*`` function's
+``d_model`` is the width it checks at; the identity's ``name`` and ``objects``
+are given with each.
 
 SymPy is imported here only; the core of :mod:`sinpe` needs NumPy alone.
 
@@ -79,14 +86,8 @@ Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
 class IdentityError(AssertionError):
     """An identity claimed for an encoding does not hold for it.
 
-    A subclass of ``AssertionError``, raised by :func:`derive_shift_map` and every
-    ``verify_*`` function, with a message that names the entry or the step that
-    fails.
-
-    Parameters
-    ----------
-    message : str
-        What does not hold, and for which expression.
+    An ``AssertionError``, raised by :func:`derive_shift_map` and every ``verify_*``
+    function, with a ``message`` that names the entry or the step that fails.
 
     Examples
     --------
@@ -104,11 +105,9 @@ class IdentityError(AssertionError):
 
 @dataclass(frozen=True)
 class VerifiedIdentity:
-    """An identity that SymPy has checked, ready for display.
+    """An identity that SymPy has checked, ready for display (as LaTeX in a notebook).
 
-    The ``verify_*`` functions return it; in a notebook it displays as LaTeX
-    (:meth:`latex`). A frozen record: each parameter is kept as the attribute of
-    the same name.
+    A frozen record.
 
     Parameters
     ----------
@@ -138,35 +137,18 @@ class VerifiedIdentity:
     objects: dict[str, sp.Basic] = field(default_factory=dict)
 
     def latex(self, *, stacked: bool = False, between: str | Sequence[str] = "") -> str:
-        """The statements as one LaTeX ``aligned`` block.
+        """The statements as one LaTeX ``aligned`` block, each side in braces.
 
         Parameters
         ----------
         stacked : bool, optional
-            Put each right-hand side on a line of its own, under its left-hand
-            side (``& lhs \\\\ &\\quad = rhs``) unless the statement is short
-            (64 characters of LaTeX at most), and drop the brackets of a
-            function's argument where none are needed (``\\cos {k \\omega}``):
-            about half as wide, so that a long identity fits a phone's screen. By
-            default ``lhs &= rhs`` on one line.
+            Put each right-hand side under its left-hand side (``& lhs \\\\ &\\quad =
+            rhs``) unless the statement is short, and drop the brackets of a function's
+            argument where none are needed (``\\cos {k \\omega}``): about half as wide,
+            so that a long identity fits a phone's screen.
         between : str or sequence of str, optional
-            Words between consecutive statements, each on a line of its own
-            (e.g. ``"and"``), with any ``$...$`` in them set as maths: one text
-            for every gap, or one per gap. By default none.
-
-        Returns
-        -------
-        str
-            ``\\begin{aligned} ... \\end{aligned}``, one statement per line (two
-            lines when ``stacked``), each side in braces.
-
-        Raises
-        ------
-        TypeError
-            If ``stacked`` is not a boolean, or ``between`` not text.
-        ValueError
-            If ``between`` is a sequence with another length than the gaps, or
-            has an unpaired ``$``.
+            Words on a line of their own between consecutive statements (e.g. ``"and"``),
+            ``$...$`` in them set as maths: one text for every gap, or one per gap.
 
         Examples
         --------
@@ -241,30 +223,9 @@ def _gaps(between: object, gaps: int) -> list[str]:
 
 
 def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
-    """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index`` (0-indexed).
+    """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index``, exact.
 
-    Parameters
-    ----------
-    index : int
-        The pair ``i``, a Python ``int``; meant to be in ``0 .. d_model/2 - 1``,
-        though any integer is accepted.
-    d_model : int
-        Width; positive, even and at most 4096.
-    base : sympy.Expr, optional
-        The constant ``C``; by default the positive symbol :data:`base`.
-
-    Returns
-    -------
-    sympy.Expr
-        ``base ** Rational(-2 index, d_model)``, exact.
-
-    Raises
-    ------
-    TypeError
-        If ``index`` is not a Python ``int`` (booleans and NumPy integers
-        included) or ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    ``index`` is a Python ``int`` (any, though meant to be in ``0 .. d_model/2 - 1``).
 
     Examples
     --------
@@ -296,27 +257,6 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
 
     ``PE(p, 2i) = sin(p w_i)``, ``PE(p, 2i + 1) = cos(p w_i)``.
 
-    Parameters
-    ----------
-    position : sympy.Expr
-        The position, e.g. the symbol :data:`position` (``p``) or a number.
-    d_model : int
-        Width; positive, even and at most 4096 (exact expressions grow fast).
-    base : sympy.Expr, optional
-        The constant ``C``; by default the positive symbol :data:`base`.
-
-    Returns
-    -------
-    sympy.Matrix
-        Column of shape ``(d_model, 1)``.
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
-
     Examples
     --------
     >>> from sinpe import symbolic
@@ -336,30 +276,9 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
 def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """The textbook's encoding: components counted from 1.
 
-    ``[pe(pos)]_{2i-1} = sin(pos / C**(2(i-1)/d))`` and
-    ``[pe(pos)]_{2i} = cos(pos / C**(2(i-1)/d))`` for ``i = 1 .. d/2``; the
-    entry numbered ``j`` is stored at index ``j - 1`` of the returned column.
-
-    Parameters
-    ----------
-    position : sympy.Expr
-        The position, e.g. the symbol :data:`position` (``p``) or a number.
-    d_model : int
-        Width; positive, even and at most 4096 (exact expressions grow fast).
-    base : sympy.Expr, optional
-        The constant ``C``; by default the positive symbol :data:`base`.
-
-    Returns
-    -------
-    sympy.Matrix
-        Column of shape ``(d_model, 1)``.
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    As :func:`sinusoidal_encoding`, written ``[pe(pos)]_{2i-1} = sin(pos /
+    C**(2(i-1)/d))`` and ``[pe(pos)]_{2i} = cos(pos / C**(2(i-1)/d))`` for ``i = 1 ..
+    d/2``; the entry numbered ``j`` is at index ``j - 1`` of the column.
 
     Examples
     --------
@@ -379,29 +298,9 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
 def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A bug, and a thought experiment: each pair holds two sines, no cosine.
 
-    ``PE(p, 2i) = PE(p, 2i + 1) = sin(p w_i)``. It is zero at ``p = 0``, so no
-    linear map sends ``PE(p)`` to ``PE(p + k)`` (:func:`verify_no_linear_shift`).
-
-    Parameters
-    ----------
-    position : sympy.Expr
-        The position, e.g. the symbol :data:`position` (``p``) or a number.
-    d_model : int
-        Width; positive, even and at most 4096 (exact expressions grow fast).
-    base : sympy.Expr, optional
-        The constant ``C``; by default the positive symbol :data:`base`.
-
-    Returns
-    -------
-    sympy.Matrix
-        Column of shape ``(d_model, 1)``.
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    As :func:`sinusoidal_encoding`, but ``PE(p, 2i) = PE(p, 2i + 1) = sin(p w_i)``. It
+    is zero at ``p = 0``, so no linear map sends ``PE(p)`` to ``PE(p + k)``
+    (:func:`verify_no_linear_shift`).
 
     Examples
     --------
@@ -458,25 +357,9 @@ WRONG_ENCODINGS: dict[str, Encoding] = {
 def rotation(phi: sp.Expr) -> sp.Matrix:
     """``R(phi) = [[cos phi, sin phi], [-sin phi, cos phi]]``, acting on (sin, cos).
 
-    In the plane with the sine on the first axis and the cosine on the second,
-    this turns a vector *clockwise* by ``phi``: it is
-    ``counterclockwise(-phi)``.
-
-    Parameters
-    ----------
-    phi : sympy.Expr
-        The angle, a SymPy expression or a number.
-
-    Returns
-    -------
-    sympy.Matrix
-        The 2 x 2 matrix ``R(phi)``.
-
-    Raises
-    ------
-    ValueError
-        If ``phi`` cannot be converted to a SymPy expression (SymPy's
-        ``SympifyError``, a ``ValueError``).
+    With the sine on the first axis and the cosine on the second, this turns a vector
+    *clockwise* by ``phi``: it is ``counterclockwise(-phi)``. ``phi`` is anything SymPy
+    accepts (else ValueError).
 
     Examples
     --------
@@ -484,10 +367,6 @@ def rotation(phi: sp.Expr) -> sp.Matrix:
 
     >>> import sympy as sp
     >>> from sinpe import symbolic
-    >>> symbolic.rotation(sp.pi / 2)
-    Matrix([
-    [ 0, 1],
-    [-1, 0]])
     >>> (symbolic.rotation(sp.pi / 2) * sp.Matrix([0, 1])).T
     Matrix([[1, 0]])
     """
@@ -495,32 +374,12 @@ def rotation(phi: sp.Expr) -> sp.Matrix:
 
 
 def counterclockwise(phi: sp.Expr) -> sp.Matrix:
-    """The textbook rotation ``[[cos phi, -sin phi], [sin phi, cos phi]]`` (counterclockwise).
-
-    Parameters
-    ----------
-    phi : sympy.Expr
-        The angle, a SymPy expression or a number.
-
-    Returns
-    -------
-    sympy.Matrix
-        The 2 x 2 matrix, equal to ``rotation(-phi)``.
-
-    Raises
-    ------
-    ValueError
-        If ``phi`` cannot be converted to a SymPy expression (SymPy's
-        ``SympifyError``, a ``ValueError``).
+    """The textbook rotation ``[[cos phi, -sin phi], [sin phi, cos phi]]``: ``rotation(-phi)``.
 
     Examples
     --------
     >>> import sympy as sp
     >>> from sinpe import symbolic
-    >>> symbolic.counterclockwise(sp.pi / 2)
-    Matrix([
-    [0, -1],
-    [1,  0]])
     >>> symbolic.counterclockwise(sp.pi / 2) == symbolic.rotation(-sp.pi / 2)
     True
     """
@@ -528,30 +387,10 @@ def counterclockwise(phi: sp.Expr) -> sp.Matrix:
 
 
 def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
-    """Block-diagonal ``M_k`` of the paper's encoding: one ``R(k w_i)`` per pair.
+    """Block-diagonal ``M_k`` of the paper's encoding: one :func:`rotation` ``(k w_i)`` per pair.
 
-    The symbolic counterpart of :func:`sinpe.shift_matrix` (interleaved layout).
-
-    Parameters
-    ----------
-    k : sympy.Expr
-        The shift, e.g. the symbol :data:`shift` (``k``).
-    d_model : int
-        Width; positive, even and at most 4096.
-    base : sympy.Expr, optional
-        The constant ``C``; by default the symbol :data:`base`.
-
-    Returns
-    -------
-    sympy.Matrix
-        Shape ``(d_model, d_model)``; block ``i`` is :func:`rotation` ``(k w_i)``.
-
-    Raises
-    ------
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    The symbolic counterpart of :func:`sinpe.shift_matrix` (interleaved layout), shape
+    ``(d_model, d_model)``; ``k`` is e.g. the symbol :data:`shift`.
 
     Examples
     --------
@@ -584,36 +423,21 @@ def derive_shift_map(
 ) -> sp.Matrix:
     """Derive ``A`` with ``block(position + k) = A @ block(position)`` for every ``position``.
 
-    The entries of ``block(position)`` are written in the basis of the sines and
-    cosines of ``position`` that appear in them; ``block(position + k)`` is expanded with the
-    angle-addition formulas and must be a combination of the same basis
-    functions with coefficients free of ``position``. Then ``A = D B**-1`` where
-    ``block(position) = B f`` and ``block(position + k) = D f``.
-
-    Parameters
-    ----------
-    block : callable
-        ``block(position)`` returns a SymPy column (a list or ``Matrix``) whose
-        entries are linear combinations of sines and cosines of ``position``.
-    position : sympy.Symbol, optional
-        The position variable; by default :data:`position` (``p``).
-    k : sympy.Expr, optional
-        The shift; by default :data:`shift` (``k``).
-
-    Returns
-    -------
-    sympy.Matrix
-        The square matrix ``A``, simplified, free of ``position``.
+    ``block(position)`` returns a SymPy column (a list or ``Matrix``) of linear
+    combinations of sines and cosines of ``position``, written as ``B f`` in the basis
+    ``f`` of those functions; ``block(position + k)``, expanded with the
+    angle-addition formulas, must be ``D f`` with coefficients free of ``position``.
+    Then ``A = D B**-1``, simplified. The defaults are the symbols :data:`position`
+    and :data:`shift`.
 
     Raises
     ------
     IdentityError
-        If ``block(position + k)`` needs a function of ``position`` that
-        ``block(position)`` does not provide, is not linear in them, or the
-        entries of ``block(position)`` are not independent -- in each case no fixed
-        linear map exists. The angle-addition expansion also splits multiple
-        angles (``sin(2 p)`` into ``sin p`` and ``cos p``), so write a frequency
-        as a symbol (``omega * p``) rather than an integer multiple of ``p``.
+        When no fixed linear map exists: ``block(position + k)`` needs another
+        function of ``position``, or is not linear in them, or the entries of
+        ``block(position)`` are not independent. The expansion also splits multiple
+        angles (``sin(2 p)`` into ``sin p`` and ``cos p``), so write a frequency as a
+        symbol (``omega * p``), not an integer multiple of ``p``.
 
     Examples
     --------
@@ -684,28 +508,11 @@ def _pair_block(encoding: Encoding, index: int, d_model: int, base: sp.Expr):
 def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedIdentity:
     """Theorem: a shift by ``k`` rotates a (sin, cos) pair by ``k * omega``.
 
-    For the pair of angular frequency ``omega`` -- the first pair of
-    ``encoding(omega * p)`` -- the map ``A`` with
-    ``[sin w(p+k), cos w(p+k)] = A [sin wp, cos wp]`` is derived, then checked to
-    be ``R(k omega)``, free of ``p``, orthogonal and of determinant 1.
-
-    Parameters
-    ----------
-    encoding : callable, optional
-        ``encoding(position, d_model, *, base)`` returning a SymPy column;
-        by default :func:`sinusoidal_encoding`.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"pair rotation"``; ``objects`` holds ``"R"`` (the rotation
-        ``R(k omega)``), ``"derived"`` (the map derived from ``encoding``) and
-        ``"sense"`` (the symbol ``clockwise``).
-
-    Raises
-    ------
-    IdentityError
-        If any of these fails for ``encoding``.
+    For the first pair of ``encoding(omega * p)``, the map ``A`` with ``[sin w(p+k),
+    cos w(p+k)] = A [sin wp, cos wp]`` is derived, then checked to be ``R(k omega)``,
+    free of ``p``, orthogonal and of determinant 1. Named ``"pair rotation"``;
+    ``objects``: ``"R"`` (``R(k omega)``), ``"derived"`` (the map derived from
+    ``encoding``) and ``"sense"`` (the symbol ``clockwise``).
 
     Examples
     --------
@@ -748,34 +555,11 @@ def verify_shift_group(
 ) -> VerifiedIdentity:
     """Theorem: ``PE(p + k) = M_k PE(p)`` with block-diagonal ``M_k``, and the shifts form a group.
 
-    ``M_k`` is derived pair by pair from ``encoding`` (width ``d_model``,
-    symbolic base ``C``), checked to equal :func:`shift_matrix` (the rotations
-    by ``k w_i`` of the paper's frequencies), and then
-    ``M_j M_k = M_(j+k)``, ``M_(-k) = M_k^T = M_k^-1`` and ``M_0 = I``.
-
-    Parameters
-    ----------
-    encoding : callable, optional
-        ``encoding(position, d_model, *, base)`` returning a SymPy column;
-        by default :func:`sinusoidal_encoding`.
-    d_model : int, optional
-        Width the identity is checked at; positive, even and at most 4096 (the
-        proof takes under a second at the default 6, and grows with the width).
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"shift group"``; ``objects["M_k"]`` is :func:`shift_matrix`
-        ``(k, d_model)``.
-
-    Raises
-    ------
-    IdentityError
-        If any step fails for ``encoding``.
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    ``M_k`` is derived pair by pair from ``encoding``, checked to equal
+    :func:`shift_matrix` (the rotations by ``k w_i`` of the paper's frequencies), and
+    then ``M_j M_k = M_(j+k)``, ``M_(-k) = M_k^T = M_k^-1`` and ``M_0 = I`` (under a
+    second at the default width 6). Named ``"shift group"``; ``objects["M_k"]`` is
+    :func:`shift_matrix` ``(k, d_model)``.
 
     Examples
     --------
@@ -830,27 +614,7 @@ def verify_dot_product(
 ) -> VerifiedIdentity:
     """Theorem: ``PE(p) . PE(q) = sum_i cos((p - q) w_i)``; even in ``p - q``; ``|PE(p)|^2 = d/2``.
 
-    Parameters
-    ----------
-    encoding : callable, optional
-        ``encoding(position, d_model, *, base)`` returning a SymPy column;
-        by default :func:`sinusoidal_encoding`.
-    d_model : int, optional
-        Width the identity is checked at; positive, even and at most 4096.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"dot product"``; ``objects["dot"]`` is ``sum_i cos((p - q) w_i)``.
-
-    Raises
-    ------
-    IdentityError
-        If any of the three fails for ``encoding`` (width ``d_model``, base ``C``).
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    Named ``"dot product"``; ``objects["dot"]`` is the sum.
 
     Examples
     --------
@@ -885,34 +649,12 @@ def verify_indexings_agree(
 ) -> VerifiedIdentity:
     """Theorem: the 1-indexed textbook definition and ``encoding`` are the same function.
 
-    Compared entry by entry, for each width in ``widths``, with a symbolic
-    position and base.
-
-    Parameters
-    ----------
-    encoding : callable, optional
-        ``encoding(position, d_model, *, base)`` returning a SymPy column;
-        by default :func:`sinusoidal_encoding`.
-    widths : tuple of int, optional
-        The widths compared; each positive, even and at most 4096.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"indexings agree"``; ``objects["widths"]`` holds ``widths``.
-
-    Raises
-    ------
-    IdentityError
-        At the first entry that differs.
-    TypeError, ValueError
-        For a width that is not a positive even integer up to 4096.
+    Compared entry by entry, at each width of ``widths``, with a symbolic position and
+    base. Named ``"indexings agree"``; ``objects["widths"]`` holds ``widths``.
 
     Examples
     --------
     >>> from sinpe import symbolic
-    >>> symbolic.verify_indexings_agree(widths=(2, 4)).name
-    'indexings agree'
     >>> swapped = symbolic.WRONG_ENCODINGS["swapped layout (cos, sin)"]
     >>> symbolic.verify_indexings_agree(swapped, widths=(2,))
     Traceback (most recent call last):
@@ -945,37 +687,11 @@ def verify_no_linear_shift(
 ) -> VerifiedIdentity:
     """Theorem: if ``PE(0) = 0`` but ``PE(k) != 0``, no linear map sends ``PE(p)`` to ``PE(p+k)``.
 
-    A linear map sends the zero vector to zero, so ``A PE(0) = PE(k)`` is
-    impossible. For sines alone ``PE(0) = 0``; this is the exact
-    counterexample. (The derivation of :func:`derive_shift_map` fails for them
-    for the same reason: ``sin(w(p+k))`` needs ``cos(wp)``.)
-
-    Parameters
-    ----------
-    encoding : callable, optional
-        ``encoding(position, d_model, *, base)`` returning a SymPy column; by
-        default :func:`sine_only_encoding`.
-    d_model : int, optional
-        Width; positive, even and at most 4096.
-    k : sympy.Expr, optional
-        The shift at which ``PE(k)`` must be nonzero; by default 1.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"no linear shift"``; ``objects`` holds the columns ``"PE(0)"``
-        and ``"PE(k)"``.
-
-    Raises
-    ------
-    IdentityError
-        If ``PE(0)`` is not zero or ``PE(k)`` is -- i.e. the counterexample does
-        not apply to ``encoding`` (as for the paper's encoding, whose ``PE(0)``
-        has cosines equal to 1).
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    A linear map sends zero to zero, so ``A PE(0) = PE(k)`` is impossible: the exact
+    counterexample for sines alone (:func:`sine_only_encoding`, the default). Raises
+    :class:`IdentityError` when it does not apply (the paper's ``PE(0)`` has cosines
+    1). Named ``"no linear shift"``; ``objects``: the columns ``"PE(0)"`` and
+    ``"PE(k)"`` (``k = 1`` by default).
 
     Examples
     --------
@@ -1000,26 +716,8 @@ def verify_no_linear_shift(
 def integer_features(x: sp.Expr, n_frequencies: int) -> sp.Matrix:
     """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` for ``k = n_frequencies``.
 
-    The symbolic counterpart of :func:`sinpe.fourier.integer_features`.
-
-    Parameters
-    ----------
-    x : sympy.Expr
-        The input, e.g. a real symbol.
-    n_frequencies : int
-        Number of harmonics ``k``, from 1 to 4096.
-
-    Returns
-    -------
-    sympy.Matrix
-        Column of shape ``(2 n_frequencies, 1)``.
-
-    Raises
-    ------
-    TypeError
-        If ``n_frequencies`` is not an integer.
-    ValueError
-        If ``n_frequencies`` is below 1 or above 4096.
+    The symbolic counterpart of :func:`sinpe.fourier.integer_features`; ``1 <=
+    n_frequencies <= 4096``.
 
     Examples
     --------
@@ -1043,27 +741,10 @@ def verify_periodic_features(
     """Theorem: any ``f`` composed after the feature map is ``2 pi``-periodic.
 
     Checks ``features(x + 2 pi) = features(x)`` entry by entry; then
-    ``f(features(x + 2 pi)) - f(features(x))`` is 0 for an undefined SymPy
-    function ``f`` of ``2 n_frequencies`` arguments, i.e. for every ``f``.
-
-    Parameters
-    ----------
-    features : callable, optional
-        ``features(x, n_frequencies)`` returning a SymPy column; by default
-        :func:`integer_features`.
-    n_frequencies : int, optional
-        Passed to ``features``.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"periodic features"``; ``objects["features"]`` is
-        ``features(x, n_frequencies)``.
-
-    Raises
-    ------
-    IdentityError
-        If some feature is not ``2 pi``-periodic.
+    ``f(features(x + 2 pi)) - f(features(x))`` is 0 for an undefined SymPy function
+    ``f``, i.e. for every ``f``. ``features(x, n_frequencies)`` returns a SymPy column
+    (default :func:`integer_features`). Named ``"periodic features"``;
+    ``objects["features"]`` is ``features(x, n_frequencies)``.
 
     Examples
     --------
@@ -1097,32 +778,9 @@ def rope(
 ) -> sp.Matrix:
     """RoPE of a symbolic column ``vector`` at ``position``, as :func:`sinpe.rope.apply_rope`.
 
-    Each pair ``(a, b)`` of entries is turned counterclockwise by
-    ``position * w_i``: ``(a cos - b sin, a sin + b cos)``.
-
-    Parameters
-    ----------
-    vector : sympy.Matrix
-        A column (or any sequence) of even length, at most 4096.
-    position : sympy.Expr
-        The position ``m``.
-    base : sympy.Expr, optional
-        The constant ``C``; by default the symbol :data:`base`.
-    layout : {"interleaved", "concat", "half"}, optional
-        Which entries form pair ``i``: ``(2i, 2i + 1)`` (interleaved) or
-        ``(i, i + d/2)`` (``"concat"``, alias ``"half"``, Hugging Face's
-        ``rotate_half``).
-
-    Returns
-    -------
-    sympy.Matrix
-        Column of the same length.
-
-    Raises
-    ------
-    ValueError
-        If the length of ``vector`` is odd, 0 or above 4096, or ``layout`` is
-        unknown.
+    Each pair ``(a, b)`` of entries is turned counterclockwise by ``position * w_i``:
+    ``(a cos - b sin, a sin + b cos)``. ``vector`` has an even length up to 4096;
+    ``layout`` as :func:`sinpe.rope.apply_rope`.
 
     Examples
     --------
@@ -1153,30 +811,10 @@ def _vector(name: str, width: int) -> sp.Matrix:
 def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     """Theorem: ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n`` only.
 
-    Checked as translation invariance: ``(d/dm + d/dn)`` of the dot product
-    simplifies to 0 for symbolic ``q``, ``k``, ``m``, ``n`` and base ``C``.
-
-    Parameters
-    ----------
-    rope_fn : callable, optional
-        ``rope_fn(vector, position)`` returning a SymPy column; by default
-        :func:`rope`.
-    d_model : int, optional
-        Width; positive, even and at most 4096.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"rope relative"``; ``objects["dot"]`` is the dot product.
-
-    Raises
-    ------
-    IdentityError
-        If the dot product changes when both positions move together.
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    Checked as translation invariance: ``(d/dm + d/dn)`` of the dot product simplifies
+    to 0 for symbolic ``q``, ``k``, ``m``, ``n`` and ``C``. ``rope_fn(vector,
+    position)`` returns a SymPy column (default :func:`rope`). Named ``"rope
+    relative"``; ``objects["dot"]`` is the dot product.
 
     Examples
     --------
@@ -1207,27 +845,7 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
 def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     """Theorem: ``|RoPE(q, m)| = |q|`` (RoPE is a rotation).
 
-    Parameters
-    ----------
-    rope_fn : callable, optional
-        ``rope_fn(vector, position)`` returning a SymPy column; by default
-        :func:`rope`.
-    d_model : int, optional
-        Width; positive, even and at most 4096.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"rope norm"``; ``objects`` is empty.
-
-    Raises
-    ------
-    IdentityError
-        If the squared norm changes.
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    As :func:`verify_rope_relative`; named ``"rope norm"``, ``objects`` empty.
 
     Examples
     --------
@@ -1250,24 +868,7 @@ def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
 def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     """Theorem: ``half(P x) = P interleaved(x)`` with ``P = [0, 2, 4, ..., 1, 3, 5, ...]``.
 
-    Parameters
-    ----------
-    d_model : int, optional
-        Width; positive, even and at most 4096.
-
-    Returns
-    -------
-    VerifiedIdentity
-        Named ``"rope layouts"``; ``objects["P"]`` is the permutation as a row.
-
-    Raises
-    ------
-    IdentityError
-        At the first entry that differs.
-    TypeError
-        If ``d_model`` is not an integer.
-    ValueError
-        If ``d_model`` is not positive and even, or exceeds 4096.
+    Named ``"rope layouts"``; ``objects["P"]`` is the permutation as a row.
 
     Examples
     --------
