@@ -8,17 +8,81 @@ import too: the reader's path checks that in its venv. Needs the package index (
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
 import pytest
 from scripts_loader import load_script
 
-#: The modules that need an extra, and the extra their error must name. Every other
-#: module of ``sinpe.SUBMODULES`` must import with NumPy alone.
-EXTRA_MODULES = {"sinpe.symbolic": "sinpe[symbolic]", "sinpe.plotting": "sinpe[plot]"}
+import sinpe
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _extras() -> dict[str, str]:
+    """{package an extra installs: the extra}, from pyproject.toml (the test extra aside)."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    found = {}
+    for extra, requirements in extras.items():
+        for requirement in requirements if extra != "test" else ():
+            found[re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower()] = extra
+    return found
+
+
+def _imported_on_load(module: str) -> set[str]:
+    """The modules that ``module``'s source imports at its top level (not in functions)."""
+    tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
+    names = set()
+    for statement in tree.body:
+        for node in statement.body if isinstance(statement, ast.Try) else [statement]:
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+    return names
+
+
+def extra_modules(imports: dict[str, set[str]], extras: dict[str, str]) -> dict[str, str]:
+    """{module: the extra its ImportError must name}: the modules that import a package
+    of an extra on load, directly or through another module (``imports`` as
+    :func:`_imported_on_load` gives them, ``extras`` as :func:`_extras`)."""
+    needs: dict[str, str] = {}
+    added = True
+    while added:  # until no module is added: a module importing one that needs an extra
+        added = False
+        for module, names in sorted(imports.items()):
+            wanted = [extras.get(name.split(".")[0]) or needs.get(name) for name in sorted(names)]
+            if module not in needs and any(wanted):
+                needs[module] = next(filter(None, wanted))
+                added = True
+    return {module: f"sinpe[{extra}]" for module, extra in needs.items()}
+
+
+#: The modules that need an extra, and the extra their error must name (read from
+#: pyproject.toml and the modules' imports). Every other module of ``sinpe.SUBMODULES``
+#: must import with NumPy alone.
+EXTRA_MODULES = extra_modules(
+    {f"sinpe.{name}": _imported_on_load(f"sinpe.{name}") for name in sinpe.SUBMODULES},
+    _extras(),
+)
+
+
+def test_the_modules_that_need_an_extra_are_found_through_imports():
+    imports = {
+        "sinpe.a": {"numpy", "sinpe.b"},
+        "sinpe.b": {"sinpe.c"},
+        "sinpe.c": {"matplotlib.pyplot"},
+        "sinpe.d": {"numpy", "mpmath_like"},
+    }
+    found = extra_modules(imports, {"matplotlib": "plot", "mpmath": "reference"})
+    assert found == {name: "sinpe[plot]" for name in ("sinpe.a", "sinpe.b", "sinpe.c")}
 
 
 @pytest.fixture(scope="module")
