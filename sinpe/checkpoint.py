@@ -66,8 +66,11 @@ class Finding:
 
     Attributes
     ----------
-    name, shape, dtype
-        The tensor's key in the file, its shape and dtype as stored.
+    name : str
+        The tensor's key in the file.
+    shape : tuple of int
+    dtype : str
+        As stored (``"float32"``, ``"bfloat16"``, ...).
     kind : {"table", "rope", "alibi"}
         An additive table, a RoPE ``inv_freq`` vector, or ALiBi slopes.
     verdict : {"ok", "bug", "unknown"}

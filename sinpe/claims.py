@@ -96,9 +96,10 @@ class Verdict:
     """The verdict on one claim, with a one-line reason.
 
     A frozen record, checked when it is made; chapters build it with
-    :func:`judge`, whose arguments it keeps as attributes. ``evidence`` is
-    required in practice (the default ``""`` is refused), ``scope`` may be
-    empty only for a :data:`PROOF`.
+    :func:`judge`. Its attributes are the arguments of :func:`judge`, with
+    ``verdict`` (one of :data:`VERDICTS`) for ``holds`` and ``as_stated``.
+    ``evidence`` is required in practice (the default ``""`` is refused),
+    ``scope`` may be empty only for a :data:`PROOF`.
 
     Examples
     --------

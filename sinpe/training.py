@@ -268,8 +268,12 @@ def train(
         as :func:`sinpe.tasks.reversal_task`.
     steps : int
         Optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
-    length, vocab, batch : int
-        Sequence length, ids drawn (at most ``model.vocab``), sequences per step.
+    length : int
+        Sequence length of the batches.
+    vocab : int
+        Ids the task draws, at most ``model.vocab``.
+    batch : int, optional
+        Sequences per step.
     lr : float, optional
         Adam's learning rate.
     seed : int, optional
