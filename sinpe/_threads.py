@@ -1,14 +1,12 @@
-"""One BLAS thread during sinpe's loops of small matrix products (issue 27).
+"""One BLAS thread during sinpe's loops of small matrix products.
 
 NumPy's OpenBLAS splits every product above about 2**18 multiply-adds across a thread
 per core. On the matrices of sinpe's toy models (hundreds of rows, tens of columns) the
 threads cost more than they give, and far more when another process holds a core
-(issue 27: chapter 8's first cell took 59 s instead of 7.5 s in a default Jupyter on 2
-cores). The book's build sets ``OPENBLAS_NUM_THREADS=1``, a reader's Jupyter does not,
-so the entry points that run such products are decorated with :func:`one_blas_thread`:
-the limit holds for the call only and the pool is restored on return and on an
-exception. Their results are those of a run with ``OPENBLAS_NUM_THREADS=1``, bit for
-bit (``feature_regression``'s differ in the last bits on two threads).
+(chapter 8's first cell took 59 s instead of 7.5 s in a default Jupyter on 2 cores).
+A reader's Jupyter does not set ``OPENBLAS_NUM_THREADS=1``, so the entry points that
+run such products are decorated with :func:`one_blas_thread`. Their results are those
+of a run with ``OPENBLAS_NUM_THREADS=1``, bit for bit.
 """
 
 from __future__ import annotations
@@ -34,15 +32,6 @@ def one_blas_thread(function: Callable[_P, _R]) -> Callable[_P, _R]:
     For entry points, not per-step functions: the outermost call pays for threadpoolctl
     (about 0.2 ms), nested ones for an attribute read. The undecorated function is
     ``__wrapped__``.
-
-    Examples
-    --------
-    >>> from threadpoolctl import threadpool_info
-    >>> @one_blas_thread
-    ... def pool_sizes():
-    ...     return {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
-    >>> pool_sizes() <= {1}
-    True
     """
 
     @functools.wraps(function)

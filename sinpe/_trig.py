@@ -11,77 +11,49 @@ operation at a time: the reference the vectorised version is tested against.
 Algorithm (fdlibm 5.3 as in FreeBSD msun: ``lib/msun/src/e_rem_pio2.c``,
 ``k_sin.c`` and ``k_cos.c`` of the repository ``freebsd/freebsd-src``)
 
-1. ``a = |x|``; the sign of ``x`` is applied at the end (``sin`` is odd, ``cos``
-   even), so ``sin(-x) == -sin(x)`` bit for bit and ``sin(-0.0) == -0.0``.
+1. ``a = |x|``; the sign of ``x`` is applied at the end, so ``sin(-x) == -sin(x)``
+   bit for bit and ``sin(-0.0) == -0.0``.
 2. Argument reduction ``a = n pi/2 + (y0 + y1)``, ``|y0 + y1| <~ pi/4``, the tail
    ``y1`` below half an ulp of ``y0``, in one of three ranges:
 
-   * ``a < MEDIUM_LIMIT = 2**20 pi/2`` (about 1.65e6, fdlibm's "medium" bound):
-     Cody-Waite with fdlibm's split of ``pi/2`` (``pio2_1, pio2_2, pio2_3`` of
-     31, 32 and 28 significant bits, and ``pio2_3t``: ``pi/2`` to 159 bits);
-   * ``MEDIUM_LIMIT <= a < WIDE_LIMIT = 2**35 pi/2`` (about 5.4e10): the same
-     scheme with ``pi/2`` cut into eight pieces of at most 17 bits and a rest
-     (``WIDE_PIECES``, ``WIDE_LAST``: ``pi/2`` to 198 bits), vectorised over those
-     elements only;
-   * ``a >= WIDE_LIMIT``, up to the largest finite float64: exact reduction with
-     Python integers (Payne-Hanek: only the window of bits of ``2/pi`` that
-     matters for ``n mod 4`` and the fraction is multiplied; ``2/pi`` to 1300 bits
-     and ``pi/2`` to 192 bits are computed at import with Machin's formula).
-     ``y0`` is the exact remainder correctly rounded and ``y1`` the rest, rounded
-     (``y0 + y1`` within ``2**-104 |y0|`` of the remainder). A loop in Python over
-     those elements only, a few microseconds each.
+   * ``a < MEDIUM_LIMIT = 2**20 pi/2`` (about 1.65e6): Cody-Waite with fdlibm's
+     split of ``pi/2`` (31, 32 and 28 significant bits, and a rest: 159 bits);
+   * ``a < WIDE_LIMIT = 2**35 pi/2`` (about 5.4e10): the same scheme with
+     ``pi/2`` cut into eight pieces of at most 17 bits and a rest (198 bits);
+   * beyond, up to the largest float64: exact reduction with Python integers
+     (Payne-Hanek, with ``2/pi`` to 1300 bits and ``pi/2`` to 192 bits computed
+     at import with Machin's formula), a few microseconds per element.
 
-   The Cody-Waite scheme: ``n = rint(a * invpio2)`` by adding and subtracting
-   ``0x1.8p52``; with ``n <= 2**k`` and pieces ``q_1 > q_2 > ...`` of at most ``b``
-   bits, ``k + b <= 52`` (20 + 32 and 35 + 17), every product ``n q_i`` is
-   exact, and so is ``s = a - n q_1`` (a multiple of ``ulp(a)`` below
-   ``2**53 ulp(a)``). Each further ``s - n q_i`` is split exactly into its
-   rounded value ``r`` and the error ``e = ((s - r) - n q_i)`` (Dekker's
-   Fast2Sum, written as fdlibm writes it; where its precondition
-   ``|s| >= |n q_i|`` fails the subtraction is exact and ``e = 0``); the errors
-   and ``-n * last`` are summed into a tail, and ``(y0, y1)`` is Fast2Sum of
-   ``r`` and the tail. fdlibm takes its second and third rounds only when a test
-   on the exponents detects cancellation, which cannot be written branch-free;
-   taking every round and carrying every error needs no test. The error of
-   ``y0 + y1`` is below ``2**-100 |y0| + 2**-130`` in both ranges (the tail's own
-   roundings and the pieces' truncation of ``pi/2``), while no double is closer
-   than about ``2**-61`` to a nonzero multiple of ``pi/2`` (the closest is
+   Cody-Waite: ``n = rint(a * invpio2)`` by adding and subtracting ``0x1.8p52``;
+   with ``n <= 2**k`` and pieces of at most ``b`` bits, ``k + b <= 52``, so every
+   product ``n q_i`` is exact, and so is ``a - n q_1``. Each further subtraction
+   is split exactly into its rounded value and its error (Dekker's Fast2Sum, as
+   fdlibm writes it); the errors are summed into the tail. fdlibm takes its
+   second and third rounds only when it detects cancellation, which cannot be
+   written branch-free; taking every round needs no test. The error of
+   ``y0 + y1`` is below ``2**-100 |y0| + 2**-130``, while no double is closer than
+   about ``2**-61`` to a nonzero multiple of ``pi/2`` (the closest is
    ``6381956970095103 * 2**797``).
 3. Kernels on ``[-pi/4, pi/4]``: fdlibm's ``__kernel_sin(y0, y1, 1)`` and
-   ``__kernel_cos(y0, y1)`` with their coefficients ``S1..S6`` and ``C1..C6``
-   (polynomials of degree 13 and 14, Remez error below ``2**-58``), in exactly
-   the order of operations of the C source, including the tail ``y1`` and the
-   cosine's ``w + (((1 - w) - hz) + (z*r - x*y))`` with ``w = 1 - hz``.
+   ``__kernel_cos(y0, y1)`` with their coefficients (Remez error below
+   ``2**-58``), in exactly the order of operations of the C source.
 4. Quadrant by ``n mod 4``: ``(sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s)``.
 
-Accuracy: within 1 ulp of the exact value, in ulps of the correctly rounded
-double, against mpmath at 256 bits. Measured with ``python benchmarks/trig.py
---accuracy`` (x86-64 AVX2, NumPy 2.4; seeded samples, 3.8 million phases; largest
-error of sin, of cos, and the share correctly rounded):
-
-* 200 000 uniform phases in ``[-1e4, 1e4]``: 0.771, 0.753 ulp; 96.9 %;
-* 100 000 log-uniform in ``[MEDIUM_LIMIT, WIDE_LIMIT)``, both signs: 0.727,
-  0.756 ulp; 96.9 %;
-* 20 000 log-uniform in ``[1e-300, 1.8e308]``, both signs: 0.716, 0.708 ulp; 98.5 %;
-* the doubles nearest to ``k pi/2`` and their two neighbours, for every
-  ``k <= 2**20`` and for 100 000 random ``2**20 < k < 2**35``: 0.500, 0.500 ulp;
-  100 %;
-* ``6381956970095103 * 2**797``: 0.000, 0.045 ulp.
-
-The error is that of fdlibm's kernels, which are not correctly rounded; the
-reduction adds nothing measurable. ``tests/test_trig.py`` checks the bound on
-about 31 000 phases of the same kinds.
+Accuracy: within 1 ulp of the exact value (mpmath at 256 bits). Measured with
+``python benchmarks/trig.py --accuracy`` on 3.8 million seeded phases (uniform in
+``[-1e4, 1e4]``, log-uniform up to 1.8e308, the doubles nearest ``k pi/2``): at
+most 0.771 ulp, 97 to 100 % correctly rounded. The error is that of fdlibm's
+kernels; the reduction adds nothing measurable. ``tests/test_trig.py`` checks the
+bound on about 31 000 phases of the same kinds.
 
 Assumptions, stated plainly:
 
 * float64 is IEEE-754 binary64 with round-to-nearest-even, and subnormals are
   neither flushed to zero nor treated as zero (no FTZ/DAZ);
 * each NumPy ufunc call rounds each element once: separate calls are never fused
-  into an FMA (NumPy's add, subtract and multiply loops, scalar or SIMD, are
-  correctly rounded; this module never calls ``np.dot``, ``matmul`` or
+  into an FMA (this module never calls ``np.dot``, ``matmul`` or
   ``polyval``-like helpers);
-* CPython rounds each float operation separately (an x86-64 or any platform
-  without x87 extended intermediates, ``FLT_EVAL_METHOD == 0``);
+* CPython rounds each float operation separately (``FLT_EVAL_METHOD == 0``);
 * conversions between float64 bits and integers are exact.
 
 Used in: chapter 7 (bit-identical tables on every machine).
@@ -202,19 +174,12 @@ WIDE_PIECES, WIDE_LAST = _split_pio2(17, 8)
 def _reduce_exact(a: float) -> tuple[int, float, float]:
     """``(n mod 4, y0, y1)`` with ``a = n pi/2 + y0 + y1``, for a finite ``a >= 1``, exactly.
 
-    Payne-Hanek with Python integers: ``a = m 2**e`` exactly (``m < 2**53``), and
-    ``a 2/pi = m 2**e sum_j b_j 2**-j`` over the bits ``b_j`` of ``2/pi``. The bits
-    with ``j <= e - 2`` add multiples of 4, which do not change ``n mod 4`` or the
-    fraction, and the bits with ``j > J = e + 53 + KEPT_BITS`` add less than
-    ``2**-KEPT_BITS``; so ``q = m * W``, with ``W`` the bits ``e - 1 .. J`` of
-    ``TWO_OVER_PI``, is ``(a 2/pi mod 4) 2**(53 + KEPT_BITS)`` within
-    ``2**53`` units. ``n`` is ``q`` rounded to a multiple of that scale and
-    ``f = q - n 2**(53 + KEPT_BITS)`` the fraction ``a 2/pi - n`` (``|f| <= 1/2``);
-    ``f * PIO2`` is the remainder ``a - n pi/2`` as an integer. Converting an
-    integer to float is correctly rounded in CPython and scaling by a power of
-    two is exact, so ``y0`` is the remainder rounded to float64 and ``y1`` what is
-    left of it, rounded: ``y0 + y1`` is within ``2**-104 |y0|`` of the remainder,
-    and ``|y0| > 2**-62`` for every double.
+    Payne-Hanek with Python integers: ``a = m 2**e`` exactly, and only the window
+    of bits of ``2/pi`` that changes ``n mod 4`` or the fraction is multiplied
+    (bits ``e - 1 .. e + 53 + KEPT_BITS`` of ``TWO_OVER_PI``). ``y0`` is the
+    remainder correctly rounded and ``y1`` what is left of it, rounded:
+    ``y0 + y1`` is within ``2**-104 |y0|`` of the remainder, and
+    ``|y0| > 2**-62`` for every double.
     """
     mantissa, exponent = math.frexp(a)
     m, e = int(mantissa * 2.0**53), exponent - 53
@@ -263,36 +228,14 @@ def _cody_waite_scalar(
 
 
 def sincos_scalar(x: float) -> tuple[float, float]:
-    """Deterministic ``(sin(x), cos(x))`` of one float, on Python floats.
+    """Deterministic ``(sin(x), cos(x))`` of one finite float, on Python floats.
 
-    The reference implementation of :func:`sincos`: the same operations in the
-    same order, one IEEE-754 rounding each, so the two agree bit for bit. See
-    the module docstring for the algorithm, its accuracy (at most 1 ulp) and the
-    assumptions.
-
-    Parameters
-    ----------
-    x : float
-        A finite real number (a phase in radians).
-
-    Returns
-    -------
-    tuple of float
-        ``(sin(x), cos(x))``, each within 1 ulp of the exact value.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a real number.
-    ValueError
-        If ``x`` is NaN or infinite.
+    The reference for :func:`sincos`: the same operations in the same order, so
+    the two agree bit for bit (module docstring: algorithm, accuracy,
+    assumptions).
 
     Examples
     --------
-    >>> sincos_scalar(0.0), sincos_scalar(-0.0)
-    ((0.0, 1.0), (-0.0, 1.0))
-    >>> sincos_scalar(1.0)
-    (0.8414709848078965, 0.5403023058681398)
     >>> sincos_scalar(1e22)  # reduced exactly: sin(1e22) = -0.852200849767188801...
     (-0.8522008497671888, 0.523214785395139)
     """
@@ -317,8 +260,7 @@ def sincos_scalar(x: float) -> tuple[float, float]:
 def _cody_waite(a: np.ndarray, pieces: tuple[float, ...], last: float, work: list) -> tuple:
     """:func:`_cody_waite_scalar` on an array: ``(t, y0, y1)``, n's bits in ``t + 0x1.8p52``.
 
-    ``work`` holds six scratch arrays of the size of ``a``; the results are three
-    of them, ``a`` is left unchanged.
+    ``work``: six scratch arrays the size of ``a``; three are returned.
     """
     t, fn, s, r, tail, w = work
     np.multiply(a, INVPIO2, out=t)
@@ -442,32 +384,11 @@ def _sincos_block(x: np.ndarray, sine: np.ndarray, cosine: np.ndarray, work: lis
 def sincos(phases: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Deterministic ``(sin(phases), cos(phases))`` in float64, the same bits on every machine.
 
-    Built only from IEEE-754 additions, subtractions and multiplications (one
-    NumPy ufunc call each, so nothing is fused into an FMA), exact bit operations
-    and exact integer arithmetic; equal bit for bit to :func:`sincos_scalar`
-    element by element. The argument reduction is exact for every finite float64;
-    phases of magnitude at least :data:`MEDIUM_LIMIT` (about 1.65e6) are reduced
-    in Python, a few microseconds each, the others in blocks of :data:`BLOCK`.
-    See the module docstring for the algorithm, its accuracy and the assumptions.
-
-    Parameters
-    ----------
-    phases : array_like
-        Finite real phases in radians, of any shape (integers and float32 are
-        converted to float64 exactly).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(sin, cos)``: float64 arrays of the shape of ``phases``, each element
-        within 1 ulp of the exact value; ``sin(-0.0) == -0.0`` and ``cos(0) == 1``.
-
-    Raises
-    ------
-    TypeError
-        If ``phases`` is not real-valued (booleans, complex, strings).
-    ValueError
-        If an entry is NaN or infinite (``sin`` and ``cos`` would be NaN).
+    As :func:`sincos_scalar`, element by element, bit for bit: one NumPy ufunc
+    call per operation (so nothing is fused into an FMA), in blocks of
+    :data:`BLOCK`; phases of magnitude at least :data:`WIDE_LIMIT` are reduced in
+    Python, a few microseconds each. Finite real phases of any shape; each result
+    within 1 ulp of the exact value.
 
     Examples
     --------
@@ -477,10 +398,6 @@ def sincos(phases: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     [-0.0, 0.8414709848078965, 1.0, -0.8522008497671888]
     >>> cosine.tolist()
     [1.0, 0.5403023058681398, 6.123233995736766e-17, 0.523214785395139]
-    >>> sincos(np.array([0.5, np.inf]))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: phases must be finite, got np.float64(inf) at index (1,); remove or ...
     """
     array = check_real_array(phases, name="phases")
     flat = np.ascontiguousarray(array).reshape(-1)

@@ -25,34 +25,13 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     """The binary counter as a position encoding: bit ``b`` of ``floor(p)``, as 0 or 1.
 
     The discrete ancestor of the sinusoidal encoding: low bits flip fast, high
-    bits slowly, but every entry jumps between 0 and 1, so the encoding is
-    discontinuous in the position. Bit 0 (least significant) comes first.
-
-    Parameters
-    ----------
-    positions : array_like of real
-        Positions in ``[0, 2**n_bits)``; a fractional position is rounded down.
-    n_bits : int
-        Number of bits, from 1 to 62.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``np.shape(positions) + (n_bits,)`` holding 0.0 and
-        1.0; entry ``b`` is bit ``b`` of ``floor(p)``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric positions (bool, str, complex, object).
-    ValueError
-        If ``n_bits`` is not an integer from 1 to 62 (a float such as ``3.0``
-        included), or a position is NaN, infinite, an integer beyond ``2**53``,
-        negative, or not below ``2**n_bits``.
+    bits slowly, but every entry jumps, so the encoding is discontinuous in the
+    position. Positions lie in ``[0, 2**n_bits)``, ``n_bits`` from 1 to 62; the
+    result has shape ``np.shape(positions) + (n_bits,)``, bit 0 first.
 
     Examples
     --------
-    5 is ``101`` in binary and 6 is ``110``; bit 0 comes first:
+    5 is ``101`` in binary and 6 is ``110``:
 
     >>> import sinpe.binary as binary
     >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()

@@ -69,7 +69,6 @@ class Finding:
     name : str
         The tensor's key in the file.
     shape : tuple of int
-        As stored.
     dtype : str
         As stored (``"float32"``, ``"bfloat16"``, ...).
     kind : {"table", "rope", "alibi"}
@@ -108,25 +107,12 @@ class Finding:
 
 
 def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
-    """The names of the tensors whose name says "position", of a floating dtype.
+    """The names that :data:`POSITION_NAME` matches among ``tensors``, of a floating dtype.
 
-    Integer tensors (``position_ids`` buffers) hold indices, not encodings, and
-    are left out, as are single numbers (fairseq's ``embed_positions._float_tensor``).
-
-    Parameters
-    ----------
-    tensors : dict of str to sinpe.files.StoredTensor
-        A file's tensors, from :func:`sinpe.files.open_tensors`.
-
-    Returns
-    -------
-    list of str
-        The names that :data:`POSITION_NAME` matches, in the file's order.
-
-    Raises
-    ------
-    TypeError
-        If ``tensors`` is not a dict.
+    ``tensors`` comes from :func:`sinpe.files.open_tensors`; the names keep the
+    file's order. Integer tensors (``position_ids`` buffers) hold indices, not
+    encodings, and are left out, as are single numbers (fairseq's
+    ``embed_positions._float_tensor``).
 
     Examples
     --------
@@ -151,40 +137,23 @@ def _floating(dtype: str) -> bool:
 
 
 def inspect_tensor(stored: StoredTensor) -> Finding:
-    """Read one tensor and say which positional encoding it holds.
+    """Read one tensor of :func:`sinpe.files.open_tensors`: which positional encoding is it?
 
-    Parameters
-    ----------
-    stored : sinpe.files.StoredTensor
-        From :func:`sinpe.files.open_tensors`. A table of shape ``(n, d)``, or a
-        vector; axes of length 1 are dropped first (``(1, n, d)`` is a table,
-        ``(n, 1, 1)`` and ``(1, n)`` are vectors).
-
-    Returns
-    -------
-    Finding
-        ``verdict`` is ``"ok"`` for a known convention within the rounding of
-        its dtype, ``"bug"`` for a bug of the gallery, ``"unknown"`` otherwise.
-
-    Raises
-    ------
-    sinpe.files.CheckpointError
-        For a tensor that cannot be inspected: integers, NaN or infinities, a
-        shape that is neither a table nor a vector, a table of fewer than 3 rows.
+    Axes of length 1 are dropped first: ``(1, n, d)`` is a table, ``(n, 1, 1)``
+    and ``(1, n)`` are vectors. A tensor that cannot be inspected (integers,
+    NaN, another shape, a table of fewer than 3 rows) raises
+    :class:`sinpe.files.CheckpointError`.
 
     Notes
     -----
     A table's conventions at base 10000 are checked on every row, in blocks, by
-    :func:`sinpe.checks.inspect_table` (any table within its tolerance, 1e-3, of
-    a convention matches it; half a bfloat16 ULP at 1 for bfloat16). When none
-    matches, the base, fairseq's padding row and the first position are fitted
-    on the first 64 rows, and a fitted convention is checked on every row. The
-    distance in ULPs (of the dtype at the largest entries, ``|x|`` in [0.5, 1),
-    so a table rounded once is within 0.5), the precision it was computed in
-    (how its error grows with the phase ``p w``: float64, float32 or float16)
-    and the gallery's bugs are measured on up to 384 rows: the first and last 64 and
-    256 spread between. Vectors are compared entry by entry, within a few
-    roundings of their dtype (relative 1e-6 for float32 and float64).
+    :func:`sinpe.checks.inspect_table` (tolerance 1e-3; half a bfloat16 ULP at 1
+    for bfloat16). When none matches, the base, fairseq's padding row and the
+    first position are fitted on the first 64 rows, and a fitted convention is
+    checked on every row. The distance in ULPs (of the dtype at the largest
+    entries, so a table rounded once is within 0.5), the precision it was
+    computed in and the gallery's bugs are measured on up to 384 rows. Vectors
+    are compared entry by entry, within a few roundings of their dtype.
     """
     if not isinstance(stored, StoredTensor):
         raise TypeError(
@@ -216,8 +185,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
 
 
 def _rows(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """``values[picks]`` in float64, a few rows at a time: the pages a memory-mapped
-    file brings in for each are let go before the next (``_table_scan._release``)."""
+    """``values[picks]`` in float64, a few rows at a time (mapped pages let go between)."""
     sample = np.empty((picks.size, values.shape[1]))
     for start in range(0, picks.size, 16):
         sample[start : start + 16] = values[picks[start : start + 16]]
@@ -322,9 +290,9 @@ def _fitted_matches(
 ) -> list[_Match]:
     """Conventions at another base, padding row or first position, fitted on the first rows.
 
-    A match is checked on every row, within the tolerance; ``loose``: on the sample,
-    within what phases rounded to float16 allow (``|phase| 2**-10``, see :func:`_phase_bound`).
-    Matches at a round base (3 significant digits) are preferred to the others.
+    A match is checked on every row; ``loose``: on the sample, within what
+    float16 phases allow (:func:`_phase_bound`). Round bases (3 significant
+    digits) are preferred.
     """
     rows, width = values.shape
     head = np.asarray(values[: min(rows, _SAMPLE_ROWS)], dtype=np.float64)
@@ -379,8 +347,7 @@ def _phases(match: _Match, picks: np.ndarray, width: int) -> np.ndarray | None:
 
 
 def _phase_bound(match: _Match, picks: np.ndarray, width: int) -> np.ndarray | None:
-    """How far sines of float16 phases may be: the phase and the frequency rounded to
-    float16 (``2**-11`` each, relative), and the float16 sine itself."""
+    """How far sines of float16 phases may be: phase and frequency rounded, and the sine."""
     phase = _phases(match, picks, width)
     return None if phase is None else phase * 2.0**-10 + 2.0**-10
 
@@ -492,9 +459,8 @@ def _first_position(match: _Match, sample: np.ndarray, picks: np.ndarray) -> str
 def _ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
     """The dtype's ULP at each exact value, and at least its ULP in [0.5, 1).
 
-    A table's entries are in [-1, 1], so the floor makes the unit that of its largest
-    entries: a correctly rounded table is within 0.5 of it everywhere, and an error
-    near a zero of the sine is not magnified by the tiny spacing there.
+    The unit of a table's largest entries: a correctly rounded table is within 0.5
+    of it everywhere, and an error near a zero of the sine is not magnified.
     """
     magnitude = np.maximum(np.abs(exact), 0.5)
     if dtype == "bfloat16":
@@ -506,10 +472,9 @@ def _ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
 def _computed_in(match: _Match, sample, picks, width, exact, dtype: str) -> str:
     """The precision the phases were computed in, from how the error grows with the phase.
 
-    Beyond the stored dtype's own rounding (half a ULP of each value), a phase
-    rounded in precision ``P`` moves the entry by up to ``|phase| eps_P``: the
-    narrowest ``P`` of float64, float32 and float16 whose ``eps_P`` covers the
-    largest ``error / (|phase| + 1)`` is named.
+    A phase rounded in precision ``P`` moves an entry by up to ``|phase| eps_P``
+    beyond the stored dtype's half ULP: the narrowest ``P`` whose ``eps_P``
+    covers the largest ``error / (|phase| + 1)`` is named.
     """
     phase = _phases(match, picks, width)
     if phase is None:
@@ -661,8 +626,7 @@ def _as_ntk(theta, width, base, tolerance) -> dict | None:
 
 
 def _as_ramp(theta, width, tolerance) -> dict | None:
-    """YaRN (either ramp) or Llama 3.1: the base from the first two pairs (kept) or the
-    last two (interpolated), the factor from the last pair, the context length tried."""
+    """YaRN (either ramp) or Llama 3.1: base from the first or last pairs, factor from the last."""
     pairs = width // 2
     bases = [_round(_power(theta[0] / theta[1], pairs))]
     if pairs > 2:

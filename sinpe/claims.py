@@ -96,34 +96,10 @@ class Verdict:
     """The verdict on one claim, with a one-line reason.
 
     A frozen record, checked when it is made; chapters build it with
-    :func:`judge` rather than directly. Each parameter is kept as the attribute
-    of the same name.
-
-    Parameters
-    ----------
-    claim : str
-        Identifier of the claim, lowercase words joined by hyphens
-        (``"sqrt-scaling-training"``).
-    verdict : str
-        One of :data:`VERDICTS`.
-    reason : str
-        One line saying why, with the measured numbers. May contain MyST inline
-        markup such as ``$\\pi$``.
-    evidence : str
-        What decided it: one of :data:`EVIDENCE`. Required in practice: the
-        default ``""`` is not one of them and is refused.
-    scope : str, optional
-        How far the evidence reaches: the inputs a numeric check covers, the
-        scale of a toy experiment (width, layers, steps, seeds), or the source of
-        a published figure. May be empty only for a symbolic proof.
-
-    Raises
-    ------
-    ValueError
-        If ``claim`` is not a string of lowercase words joined by hyphens,
-        ``verdict`` is not one of :data:`VERDICTS`, ``reason`` is not a non-empty
-        one-line string, ``evidence`` is not one of :data:`EVIDENCE`, ``scope`` is
-        not a one-line string, or ``scope`` is empty for anything but a proof.
+    :func:`judge`. Its attributes are the arguments of :func:`judge`, with
+    ``verdict`` (one of :data:`VERDICTS`) for ``holds`` and ``as_stated``.
+    ``evidence`` is required in practice (the default ``""`` is refused),
+    ``scope`` may be empty only for a :data:`PROOF`.
 
     Examples
     --------
@@ -201,49 +177,33 @@ def judge(
 ) -> Verdict:
     """Turn two tested facts, and what decided them, into a verdict.
 
+    :data:`HOLDS` if ``holds`` and ``as_stated``, :data:`NUANCE` if the claim
+    holds but not as stated, :data:`FAILS` if it does not hold. ``holds`` and
+    ``as_stated`` must be booleans (NumPy's too), so a number or an array cannot
+    pass for a test result.
+
     Parameters
     ----------
     claim : str
-        Identifier of the claim (lowercase words joined by hyphens).
+        Identifier of the claim: lowercase words joined by hyphens.
     holds : bool
         Whether the substance of the claim was confirmed by the test.
     as_stated : bool, optional
         Whether it holds exactly as worded. Ignored when ``holds`` is false.
     reason : str
-        One line saying why, with the measured numbers.
+        One line saying why, with the measured numbers (MyST inline markup allowed).
     evidence : str
-        What decided it: :data:`PROOF`, :data:`NUMERIC`, :data:`TOY` or
-        :data:`PUBLISHED`.
+        What decided it: one of :data:`EVIDENCE`.
     scope : str, optional
         How far the evidence reaches (required unless ``evidence`` is a proof):
         the inputs checked, the toy's width, layers, steps and seeds, or the
         source of a published figure.
 
-    Returns
-    -------
-    Verdict
-        :data:`HOLDS` if both are true, :data:`NUANCE` if the claim holds but not as
-        stated, :data:`FAILS` if it does not hold.
-
-    Raises
-    ------
-    TypeError
-        If ``holds`` or ``as_stated`` is not a boolean (NumPy booleans are accepted),
-        so a number or an array cannot pass for a test result.
-    ValueError
-        If ``claim`` or ``reason`` is malformed, ``evidence`` is not one of
-        :data:`EVIDENCE`, or ``scope`` is missing for a non-proof (as :class:`Verdict`).
-
     Examples
     --------
-    >>> judge("bounded", holds=True, reason="sines and cosines", evidence=PROOF).verdict
-    'holds'
     >>> judge("scaling", holds=True, as_stated=False, reason="only for small init",
     ...       evidence=TOY, scope="d = 32, 1 layer, 250 steps, 3 seeds").verdict
     'holds with a nuance'
-    >>> print(judge("extrapolates", holds=False, reason="22 % beyond length 16",
-    ...             evidence=TOY, scope="d = 32, 1 seed"))
-    extrapolates: does not hold — 22 % beyond length 16 [toy experiment (d = 32, 1 seed)]
     """
     for name, value in (("holds", holds), ("as_stated", as_stated)):
         if not isinstance(value, bool | np.bool_):
@@ -263,41 +223,22 @@ def judge(
 def settled(value: float, spec: str, *, slack: float, step: float | None = None) -> str:
     """Format a number to digits that last-bit differences between machines cannot change.
 
-    A stored notebook output must reproduce on every machine, while libm, SIMD and
-    BLAS may change a computed number by a few units in its last place -- and a
-    training run by far more. ``settled`` formats ``value`` with ``spec`` only after
-    checking that every number within ``slack`` of it formats the same: so the
-    printed digits are fixed by the computation, not by the machine.
+    libm, SIMD and BLAS may move a computed number by a few units in its last
+    place, a training run by far more, while a stored output must reproduce on
+    every machine. ``settled`` returns ``format(value, spec)`` only after checking
+    that every number within ``slack`` of ``value`` formats the same, and raises
+    AssertionError otherwise: print fewer digits, or a bound.
 
     Parameters
     ----------
     value : real
-        The computed number (finite).
     spec : str
-        A format spec for :func:`format`, e.g. ``".2f"`` or ``".1e"``.
+        A format spec for :func:`format`, e.g. ``".2f"``.
     slack : real
-        How far the number may move on another machine (>= 0): a few ULPs of
-        ``value`` for a closed-form computation, the spread over seeds for a
-        training run.
+        How far the number may move on another machine (>= 0): a few ULPs for a
+        closed-form computation, the spread over seeds for a training run.
     step : real, optional
-        Round to a multiple of ``step`` first (e.g. ``5`` for "about 45 %"), for
-        results whose spread allows no finer digit. Finite and positive.
-
-    Returns
-    -------
-    str
-        ``format(value, spec)``.
-
-    Raises
-    ------
-    AssertionError
-        If ``value - slack`` or ``value + slack`` formats differently: the
-        requested digits are not settled. Print fewer digits, or a bound.
-    TypeError
-        If ``value`` or ``slack`` is not a real number (booleans included).
-    ValueError
-        If ``value`` or ``slack`` is not finite, ``slack`` is negative, or ``step``
-        is given but is not a finite positive number (of any type).
+        Round to a multiple of ``step`` first (e.g. ``5`` for "about 45 %").
 
     Examples
     --------
@@ -340,45 +281,10 @@ def _glued_verdicts(notebook: dict) -> Iterable[Verdict]:
 
 
 def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
-    """Collect the verdicts glued in executed notebooks.
+    """The verdicts glued in executed ``.ipynb`` files, by claim, in the order recorded.
 
-    Parameters
-    ----------
-    notebooks : iterable of str or pathlib.Path
-        Executed ``.ipynb`` files.
-
-    Returns
-    -------
-    dict of str to Verdict
-        The verdicts by claim, in the order the notebooks record them.
-
-    Raises
-    ------
-    ValueError
-        If a claim is recorded twice, a glue key with the claim prefix
-        (:data:`GLUE_PREFIX`) holds something else than a verdict, a recorded
-        verdict is malformed (as :class:`Verdict`), or a file is not JSON.
-    TypeError
-        If a recorded verdict has fields that :class:`Verdict` does not have.
-    FileNotFoundError
-        If a notebook does not exist.
-
-    Examples
-    --------
-    A notebook with one verdict glued the way :func:`glue` stores it:
-
-    >>> import dataclasses, json, pathlib, tempfile
-    >>> verdict = judge("bounded", holds=True, reason="sines and cosines", evidence=PROOF)
-    >>> prefix = RECORD_PREFIX
-    >>> output = {"output_type": "display_data",
-    ...           "metadata": {"scrapbook": {"name": verdict.key, "mime_prefix": prefix}},
-    ...           "data": {prefix + MIME_TYPE: dataclasses.asdict(verdict)}}
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = pathlib.Path(folder, "chapter.ipynb")
-    ...     _ = path.write_text(json.dumps({"cells": [{"outputs": [output]}]}))
-    ...     found = read_verdicts([path])
-    >>> list(found), found["bounded"] == verdict
-    (['bounded'], True)
+    A claim recorded twice, or a glue key with :data:`GLUE_PREFIX` that holds
+    no well-formed verdict, raises ValueError.
     """
     found: dict[str, Verdict] = {}
     where: dict[str, str] = {}
@@ -396,23 +302,7 @@ def read_verdicts(notebooks: Iterable[str | Path]) -> dict[str, Verdict]:
 
 
 def tally(verdicts: Iterable[Verdict]) -> dict[str, int]:
-    """Count verdicts of each kind.
-
-    Parameters
-    ----------
-    verdicts : iterable of Verdict
-        The verdicts to count, e.g. the values of :func:`read_verdicts`.
-
-    Returns
-    -------
-    dict of str to int
-        The number of each of :data:`VERDICTS`, in that order (0 for a kind that
-        does not occur).
-
-    Raises
-    ------
-    TypeError
-        If an item is not a :class:`Verdict`.
+    """The number of verdicts of each of :data:`VERDICTS`, in that order.
 
     Examples
     --------

@@ -64,28 +64,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str], int]:
-    """Inspect a file's position tensors (or ``key``): the findings and the exit status.
+    """Inspect a file's position tensors (or ``key``): ``(findings, status)``.
 
-    Parameters
-    ----------
-    path : str
-        The checkpoint file.
-    key : str, optional
-        One tensor to inspect, whatever its name.
-
-    Returns
-    -------
-    findings : list of sinpe.checkpoint.Finding or str
-        One per inspected tensor, in the file's order; a str is the message
-        about a tensor that could not be inspected.
-    status : int
-        :data:`EXIT_OK`, :data:`EXIT_PROBLEM` or :data:`EXIT_BAD_INPUT`.
-
-    Raises
-    ------
-    sinpe.files.CheckpointError
-        For a file that cannot be read, a ``key`` it does not hold (the message
-        lists the keys it does) or a file with no position tensor.
+    One finding per inspected tensor, in the file's order, or the message (a
+    str) about a tensor that could not be inspected; ``status`` is
+    :data:`EXIT_OK`, :data:`EXIT_PROBLEM` or :data:`EXIT_BAD_INPUT`. A file that
+    cannot be read, a missing ``key`` (the message lists the keys) or no position
+    tensor raise :class:`sinpe.files.CheckpointError`.
     """
     if key is not None and not isinstance(key, str):
         raise TypeError(f"key must be a tensor name (str) or None, got {key!r}")

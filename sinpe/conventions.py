@@ -73,8 +73,7 @@ class Convention:
     spacing : {"paper", "n-1"}
         Frequency spacing (see the module docstring).
     layout : {"interleaved", "concat", "concat-cos-first"}
-        Column order, by the names of :data:`sinpe.LAYOUTS`: the paper's
-        (sin, cos) pairs, or all sines then all cosines, or all cosines then
+        Column order, by the names of :data:`sinpe.LAYOUTS`, or all cosines then
         all sines (guided-diffusion).
     odd_width : {"raise", "zero column", "sin gets ceil(d/2)"}
         What the source does when ``d_model`` is odd (or what we do instead of
@@ -85,13 +84,11 @@ class Convention:
         Provenance: repository, file and function, and the issues that
         document the behaviour.
     equals : str
-        The real function :func:`encode` reproduces: repository, file and
-        call, with the arguments that correspond to ``positions``,
-        ``d_model`` and ``base``.
+        The real function :func:`encode` reproduces, with the arguments that
+        correspond to ``positions``, ``d_model`` and ``base``.
     float64_tolerance, float32_tolerance : float
-        The largest ``|encode - equals|`` measured, with ``equals`` evaluated
-        in float64 and in the float32 its code base runs in (the range is in
-        the module docstring; ``tests/test_porting.py`` asserts them).
+        The largest ``|encode - equals|`` measured, with ``equals`` in float64
+        and in its code base's float32 (the module docstring's table).
     """
 
     name: str
@@ -301,9 +298,8 @@ def _check_padding_idx(padding_idx: object) -> int:
 def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
     """tensor2tensor's ``min_timescale * exp(-k log(base / min_timescale) / max(n - 1, 1))``.
 
-    That is ``m * m ** (k / s) * base ** (-k / s)`` with ``s = max(n - 1, 1)``: two
-    correctly rounded powers and two products, so each entry is within 2 ulp of
-    the exact value and the same bits on every machine.
+    Computed as ``m * m ** (k / s) * base ** (-k / s)``, ``s = max(n - 1, 1)``:
+    within 2 ulp of the exact value, the same bits on every machine.
     """
     steps = max(count - 1, 1)
     try:
@@ -349,40 +345,31 @@ def encode(
     Parameters
     ----------
     positions : array_like of real
-        Positions as the convention counts them (see
-        ``CONVENTIONS[name].first_position``). For ``"fairseq"`` these are
-        rows of its table: row ``padding_idx`` is all zeros and real tokens
-        start at ``padding_idx + 1``; :func:`fairseq_embedding` builds them from
-        a token batch.
+        Positions as the convention counts them
+        (``CONVENTIONS[name].first_position``). For ``"fairseq"`` these are rows
+        of its table: row ``padding_idx`` is all zeros and real tokens start at
+        ``padding_idx + 1`` (:func:`fairseq_embedding` builds them from tokens).
     d_model : int
-        Width. Odd widths follow ``CONVENTIONS[name].odd_width``.
+        Width. Odd widths follow ``CONVENTIONS[name].odd_width``; a width too
+        small for the ``"n-1"`` spacing raises.
     convention : str, optional
-        A key of :data:`CONVENTIONS`: ``"paper"`` (default), ``"tensor2tensor"``,
-        ``"whisper"``, ``"fairseq"``, ``"hf-marian"``, ``"marian-nmt"``,
-        ``"guided-diffusion"``. The old name ``"marian"`` is ambiguous and
-        raises a ValueError that names both.
+        A key of :data:`CONVENTIONS`. ``"marian"`` is ambiguous and raises a
+        ValueError that names ``"hf-marian"`` and ``"marian-nmt"``.
     base : float, optional
         10000 in every source (t2t's max_timescale, guided-diffusion's
         max_period).
     padding_idx : int or None, optional
-        Only for ``"fairseq"``: the padding row (1 in fairseq's dictionaries),
-        which is all zeros. None: no row is zeroed, as fairseq's
-        ``get_embedding(..., padding_idx=None)`` (see :func:`fairseq_positions`
-        for the positions fairseq then uses).
+        Only for ``"fairseq"``: the all-zero padding row (1 in fairseq's
+        dictionaries). None zeroes no row, as ``get_embedding(...,
+        padding_idx=None)``.
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
         Output dtype; values are computed in float64 and rounded once.
     min_timescale : float, optional
-        Only for ``"tensor2tensor"`` (``get_timing_signal_1d``'s
-        ``min_timescale``, default 1.0; ``base`` is its ``max_timescale``).
-        With ``n = d_model // 2`` and ``m = min_timescale``, t2t computes
-        ``inv_timescales = m * exp(-k * log(base / m) / max(n - 1, 1))``, i.e.
-        ``w_k = m * (m / base) ** (k / max(n - 1, 1))``: it *multiplies* by ``m``,
-        so the fastest frequency is ``m`` and the slowest ``m**2 / base`` -- the
-        timescales run from ``1/m`` to ``base / m**2``, not from ``m`` to
-        ``base`` as its docstring says, unless ``m = 1``. Reproduced as written
-        (each frequency within 2 ulp of the exact value, the same bits on every
-        machine). Any other convention has no such parameter and raises a
-        ValueError when it is given.
+        Only for ``"tensor2tensor"`` (default 1.0; ``base`` is its
+        ``max_timescale``). t2t computes ``w_k = m * (m / base) ** (k / max(n - 1, 1))``
+        with ``m = min_timescale``: it *multiplies* by ``m``, so the timescales run
+        from ``1/m`` to ``base / m**2``, not from ``m`` to ``base`` as its
+        docstring says, unless ``m = 1``. Reproduced as written.
 
     Returns
     -------
@@ -391,18 +378,9 @@ def encode(
 
     Raises
     ------
-    ValueError
-        For an unknown convention, an odd width where the source raises, a
-        width too small for the ``"n-1"`` spacing (``"fairseq"`` at
-        ``d_model = 1`` is its zero column, as in the source),
-        ``d_model = 1`` for ``"guided-diffusion"`` (its source returns no
-        width-1 table: see its record), ``min_timescale`` given for a
-        convention other than ``"tensor2tensor"`` or not a finite number
-        ``> 0``, and as :func:`sinpe.positional_encoding`.
-    TypeError
-        As :func:`sinpe.positional_encoding`; also for a ``min_timescale`` that
-        is not a real number and a fairseq ``padding_idx`` that is neither an
-        integer nor None.
+    TypeError, ValueError
+        As :func:`sinpe.positional_encoding`, and for what a convention's source
+        does not define (its record says why).
 
     Examples
     --------
@@ -413,8 +391,6 @@ def encode(
     [0.5403, 1.0, 0.8415, 0.01]
     >>> sinpe.encode([1, 2], 5, "fairseq").round(4).tolist()  # row 1 = padding_idx
     [[0.0, 0.0, 0.0, 0.0, 0.0], [0.9093, 0.0002, -0.4161, 1.0, 0.0]]
-    >>> sinpe.encode(1, 4, "tensor2tensor", min_timescale=2.0).round(4).tolist()  # w = [2, 4e-4]
-    [0.9093, 0.0004, -0.4161, 1.0]
     """
     if not isinstance(convention, str):
         raise TypeError(
@@ -484,32 +460,10 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
 
     Non-padding tokens are numbered ``padding_idx + 1, padding_idx + 2, ...``
     along the last axis, counting only non-padding tokens, so left padding
-    shifts nothing; padding tokens get ``padding_idx``.
-
-    Parameters
-    ----------
-    tokens : array_like of int, shape (..., seq)
-        Token ids.
-    padding_idx : int or None, optional
-        The padding id (1 in fairseq's dictionaries). None does what fairseq's
-        ``SinusoidalPositionalEmbedding(dim, padding_idx=None)`` does (its
-        ``__init__``: ``self.padding_idx = padding_idx if padding_idx is not
-        None else 0``): positions are counted with padding id 0, so tokens with
-        id 0 (fairseq's ``<s>``) get position 0 and the others ``1, 2, ...``
-        counting only tokens that are not 0. (``make_positions`` itself would
-        fail on None: ``tensor.ne(None)``.)
-
-    Returns
-    -------
-    numpy.ndarray
-        int64 array of the same shape.
-
-    Raises
-    ------
-    TypeError
-        If ``tokens`` are not integers.
-    ValueError
-        If ``tokens`` is a scalar.
+    shifts nothing; padding tokens get ``padding_idx``. ``padding_idx=None``
+    does what ``SinusoidalPositionalEmbedding(dim, padding_idx=None)`` does:
+    positions are counted with padding id 0 (``make_positions`` itself would
+    fail on None).
 
     Examples
     --------
@@ -517,9 +471,6 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
     >>> sinpe.fairseq_positions([[5, 6, 7, 1, 1], [1, 1, 5, 6, 7]], padding_idx=1)
     array([[2, 3, 4, 1, 1],
            [1, 1, 2, 3, 4]])
-    >>> sinpe.fairseq_positions([[5, 6, 7, 1, 1], [0, 5, 6, 7, 1]], padding_idx=None)
-    array([[1, 2, 3, 4, 5],
-           [0, 1, 2, 3, 4]])
     """
     ids = np.asarray(tokens)
     if ids.dtype == np.bool_ or ids.dtype.kind not in "iu":
@@ -536,35 +487,11 @@ def fairseq_embedding(
 ) -> np.ndarray:
     """What fairseq's ``SinusoidalPositionalEmbedding`` returns for a token batch.
 
-    Parameters
-    ----------
-    tokens : array_like of int, shape (..., seq)
-        Token ids, padded on either side with ``padding_idx``.
-    d_model : int
-        Embedding width (odd widths get a zero column, as in fairseq, so 1
-        gives zeros; 2 and 3 raise, where fairseq divides by zero).
-    padding_idx : int or None, optional
-        The padding id. None reproduces ``SinusoidalPositionalEmbedding(d_model,
-        padding_idx=None)``: positions as :func:`fairseq_positions` with None
-        (tokens with id 0 get row 0, the others 1, 2, ...), from a table with no
-        zeroed row, so row 0 is ``sin 0 = 0`` then ``cos 0 = 1``. (fairseq keeps
-        that table for ``init_size = 1024`` rows; when a longer batch makes it
-        rebuild the table it passes ``padding_idx = 0`` and row 0 becomes zeros
-        -- a quirk not reproduced here.)
-    base : float, optional
-        10000 in fairseq.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``np.shape(tokens) + (d_model,)``; padding
-        tokens get all-zero rows (with ``padding_idx=None``, tokens with id 0
-        get row 0, which is not zero).
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`fairseq_positions` and :func:`encode`.
+    :func:`fairseq_positions`, then :func:`encode` with ``"fairseq"``: padding
+    tokens get all-zero rows. With ``padding_idx=None`` the table has no zeroed
+    row, so tokens with id 0 get row 0, ``sin 0 = 0`` then ``cos 0 = 1`` (fairseq
+    zeroes it when a batch longer than 1024 rebuilds the table: a quirk not
+    reproduced here).
 
     Examples
     --------
@@ -573,8 +500,6 @@ def fairseq_embedding(
     >>> right = sinpe.fairseq_embedding([[9, 9, 1]], 4)
     >>> bool(np.array_equal(left[0, 1:], right[0, :2]))   # same rows, shifted
     True
-    >>> sinpe.fairseq_embedding([[0, 9]], 4, padding_idx=None).round(4).tolist()
-    [[[0.0, 0.0, 1.0, 1.0], [0.8415, 0.0001, 0.5403, 1.0]]]
     """
     rows = fairseq_positions(tokens, padding_idx)
     return encode(rows, d_model, "fairseq", base=base, padding_idx=padding_idx)

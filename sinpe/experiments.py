@@ -1,7 +1,10 @@
 """What the chapters measure on the NumPy Transformer of :mod:`sinpe.nn`.
 
 Accuracy, the attention peak, the equivariance gap, and a RoPE model stretched to a
-longer context; the models are trained by :mod:`sinpe.training`. NumPy only.
+longer context; the models are trained by :mod:`sinpe.training`. Throughout,
+``model`` is a :class:`sinpe.nn.TokenModel` and ``tokens`` a ``(B, T)`` integer
+array of its ids, in ``[0, model.vocab)``; a measurement runs ``model.forward``
+once (its caches are then those of ``tokens``). NumPy only.
 
 Used in: chapters 4, 6 and 8.
 """
@@ -43,39 +46,10 @@ def token_accuracy(
 ) -> float | np.ndarray:
     """Fraction of tokens whose most likely prediction is the target (per position if asked).
 
-    Runs ``model.forward`` once (its caches are then those of ``tokens``). BLAS
-    threads are limited to one during the call: the matrices are small.
-
-    Parameters
-    ----------
-    model : sinpe.nn.TokenModel
-        The model.
-    tokens : array_like of int, shape (B, T)
-        Token ids in ``[0, model.vocab)``.
-    targets : array_like of int, shape (B, T)
-        The wanted ids.
-    per_position : bool, optional
-        Return the accuracy at each position (averaged over the batch) instead
-        of one number.
-    causal : bool, optional
-        Run the model with :func:`sinpe.nn.causal_mask`.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The fraction of the ``B * T`` tokens whose argmax logit is the target, or
-        with ``per_position=True`` a float64 array of shape ``(T,)``.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
-        integers.
-    ValueError
-        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
-        Also for ``targets`` that are not integers (``TypeError``) or not of the
-        shape of ``tokens`` (``ValueError``), and flags that are not booleans
-        (``TypeError``).
+    ``targets`` has the shape of ``tokens``. With ``per_position=True``, the
+    accuracy at each position, averaged over the batch (shape ``(T,)``); with
+    ``causal=True`` the model runs with :func:`sinpe.nn.causal_mask`. BLAS runs on
+    one thread: the matrices are small.
 
     Examples
     --------
@@ -110,41 +84,15 @@ def _check_model_tokens(model: nn.TokenModel, tokens: npt.ArrayLike) -> np.ndarr
 
 
 def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
-    """Mean over queries of the largest attention weight in one layer, for ``tokens``.
+    """Mean over queries of the largest attention weight in ``layer``, for ``tokens``.
 
-    ``1 / T`` when every query spreads its attention evenly over the ``T``
-    tokens, 1 when each looks at one token only (a saturated softmax). Runs
-    ``model.forward`` once, without a mask.
-
-    Parameters
-    ----------
-    model : sinpe.nn.TokenModel
-        The model.
-    tokens : array_like of int, shape (B, T)
-        Token ids in ``[0, model.vocab)``.
-    layer : int, optional
-        Which layer, from 0 to ``model.n_layers - 1``.
-
-    Returns
-    -------
-    float
-        The largest weight of each query's row, averaged over batch, heads and
-        queries; in ``[1 / T, 1]``.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
-        integers.
-    ValueError
-        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
-        Also if the model has no layers or ``layer`` is out of range
-        (``ValueError``; ``TypeError`` for a non-integer ``layer``).
+    In ``[1 / T, 1]``: ``1 / T`` when every query spreads its attention evenly over
+    the ``T`` tokens, 1 when each looks at one token only (a saturated softmax).
+    Averaged over batch, heads and queries; no mask.
 
     Examples
     --------
-    Identical tokens and no position information: every key looks the same, so
-    attention is uniform, ``1 / 6``:
+    Identical tokens and no position information: attention is uniform, ``1 / 6``:
 
     >>> import numpy as np
     >>> from sinpe import nn
@@ -164,49 +112,18 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
     """``max |f(x)[perm] - f(x[perm])|``: zero when permuting commutes with the model.
 
-    ``f`` is ``model.forward`` (the logits) and ``perm`` reorders the positions
-    of every sequence. A model without position information is permutation
-    equivariant, and the gap is then zero up to rounding (about 1e-16); a
-    position encoding makes it of order 1.
-
-    Parameters
-    ----------
-    model : sinpe.nn.TokenModel
-        The model.
-    tokens : array_like of int, shape (B, T)
-        Token ids in ``[0, model.vocab)``.
-    permutation : array_like of int, shape (T,)
-        A permutation of ``0 .. T - 1``.
-
-    Returns
-    -------
-    float
-        The largest absolute difference between the two sets of logits.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or ``tokens`` are not
-        integers.
-    ValueError
-        If ``tokens`` is empty, not 2-d, or holds ids outside ``[0, vocab)``.
-        Also if ``permutation`` is not integers (``TypeError``) or not a
-        permutation of ``0 .. T - 1`` (``ValueError``).
+    ``f`` is ``model.forward`` (the logits) and ``permutation``, of
+    ``0 .. T - 1``, reorders the positions of every sequence. A model without
+    position information is permutation equivariant, and the gap is then zero up
+    to rounding (about 1e-16); a position encoding makes it of order 1.
 
     Examples
     --------
-    A model without layers whose embedding and head are identities predicts each
-    token itself:
-
     >>> import numpy as np
     >>> from sinpe import nn
-    >>> model = nn.TokenModel(4, 4, 2, 8, 0, encoding="none")
-    >>> model.embedding.params["weight"][:] = np.eye(4)
-    >>> model.head.params["weight"][:] = np.eye(4)
-    >>> equivariance_gap(model, np.array([[0, 1, 2, 3]]), np.array([3, 2, 1, 0]))
-    0.0
-    >>> with_positions = nn.TokenModel(4, 4, 2, 8, 0, encoding="sinusoidal")
-    >>> equivariance_gap(with_positions, np.array([[0, 1, 2, 3]]), np.array([3, 2, 1, 0])) > 0.1
+    >>> reverse = np.array([3, 2, 1, 0])
+    >>> equivariance_gap(nn.TokenModel(4, 4, 2, 8, 0, encoding="sinusoidal"),
+    ...                  np.array([[0, 1, 2, 3]]), reverse) > 0.1
     True
     """
     ids = _check_model_tokens(model, tokens)
@@ -231,55 +148,32 @@ def extend_context(
 ) -> nn.TokenModel:
     """A copy of a RoPE model stretched, without training, to a context ``factor`` times longer.
 
-    Every attention layer of the copy rotates with
-    :func:`sinpe.rope.scaled_frequencies` of its head width (from the default base
-    10000, replacing any frequencies the layers had); ``"yarn"`` also divides the
-    query-key products by :func:`sinpe.rope.yarn_temperature`. The weights are
-    copied (a deep copy), so ``model`` is unchanged.
+    Every attention layer of the copy (a deep copy: ``model`` is unchanged)
+    rotates with :func:`sinpe.rope.scaled_frequencies` of its head width, from the
+    default base 10000; ``"yarn"`` also divides the query-key products by
+    :func:`sinpe.rope.yarn_temperature`.
 
     Parameters
     ----------
     model : sinpe.nn.TokenModel
         A model with ``encoding="rope"``.
     method : {"interpolation", "ntk", "yarn"}
-        Position Interpolation, NTK-aware base scaling, or YaRN (with its
-        temperature).
+        Position Interpolation, NTK-aware base scaling, or YaRN.
     factor : float
         The scale ``s >= 1``: new context / ``original_length``.
     original_length : int
         The context the model was trained on (YaRN's ramp is set by it).
     ramp : {"released", "paper"}, optional
-        YaRN only: which ramp :func:`sinpe.rope.scaled_frequencies` uses
-        (default ``"released"``, the released code's; ``"paper"``, the
-        paper's equations). Given with another method, it raises.
-
-    Returns
-    -------
-    sinpe.nn.TokenModel
-        The stretched copy.
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, or for a non-real
-        ``factor`` or a non-integer ``original_length``.
-    ValueError
-        If the model does not use RoPE, or for an unknown ``method`` or
-        ``ramp``, a ``ramp`` with a method other than ``"yarn"``, a ``factor``
-        below 1 (or, with ``"ntk"``, so large that the new base overflows) or
-        an ``original_length`` below 1.
+        YaRN only: the ramp of :func:`sinpe.rope.scaled_frequencies`.
 
     Examples
     --------
     >>> from sinpe import nn
-    >>> from sinpe.experiments import extend_context
     >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="rope")
     >>> longer = extend_context(model, "yarn", 4.0, original_length=16)
     >>> attention = longer.layers[0].self_attn
     >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
     ((2,), 0.771321)
-    >>> model.layers[0].self_attn.frequencies is None   # the original is untouched
-    True
     """
     check_instance(model, "model", nn.TokenModel)
     check_choice(method, "method", SCALING_METHODS)

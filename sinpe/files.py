@@ -82,16 +82,9 @@ class CheckpointError(ValueError):
 class StoredTensor:
     """One tensor of a checkpoint file, not yet read.
 
-    Attributes
-    ----------
-    name : str
-        Its key in the file (``"embed_positions.weight"``; the file name for ``.npy``).
-    shape : tuple of int
-        Its shape.
-    dtype : str
-        Its dtype as stored (``"float32"``, ``"bfloat16"``, ...).
-    loader : callable
-        Returns its values; use :meth:`read`.
+    Attributes ``name`` (its key in the file; the file name for ``.npy``),
+    ``shape``, ``dtype`` as stored (``"float32"``, ``"bfloat16"``, ...) and
+    ``loader``, which returns its values: use :meth:`read`.
     """
 
     name: str
@@ -102,12 +95,8 @@ class StoredTensor:
     def read(self) -> np.ndarray:
         """The values: a memory-mapped array where the format allows, else in memory.
 
-        bfloat16 comes back as float32 (every bfloat16 value is one), in memory.
-
-        Raises
-        ------
-        CheckpointError
-            If the bytes cannot be read (a file truncated or changed since it was opened).
+        bfloat16 comes back as float32 (every bfloat16 value is one). Bytes that
+        cannot be read raise :class:`CheckpointError`.
         """
         try:
             return self.loader()
@@ -126,24 +115,10 @@ class StoredTensor:
 def open_tensors(path: str | Path) -> dict[str, StoredTensor]:
     """The tensors of a checkpoint file, by name, in the file's order, none of them read.
 
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        A ``.npy``, ``.npz``, ``.safetensors``, ``.pt``, ``.pth`` or ``.bin`` file
-        (:data:`FORMATS`).
-
-    Returns
-    -------
-    dict of str to StoredTensor
-        A ``.npy`` file holds one tensor, named after the file. PyTorch state
-        dicts nested in dicts (``{"model": {...}}``) are flattened with dots.
-
-    Raises
-    ------
-    CheckpointError
-        For a path that does not exist or is a directory, an unknown suffix, a
-        file truncated or corrupt, Python objects where tensors are expected, or
-        a missing optional package (the message names the one to install).
+    ``path`` has a suffix of :data:`FORMATS`. A ``.npy`` file holds one tensor,
+    named after the file; PyTorch state dicts nested in dicts
+    (``{"model": {...}}``) are flattened with dots. Every failure is a
+    :class:`CheckpointError` (module docstring).
 
     Examples
     --------

@@ -66,20 +66,12 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     x : array_like of real
         Finite inputs (angles, in radians).
     n_frequencies : int
-        The highest multiple ``k``: the output has ``2 k`` features (the name
-        of :func:`nerf_encoding` and :func:`sinpe.symbolic.integer_features`).
+        The highest multiple ``k``: the output has ``2 k`` features.
 
     Returns
     -------
     numpy.ndarray
         float64 array of shape ``np.shape(x) + (2 k,)``.
-
-    Raises
-    ------
-    TypeError
-        If ``x`` is not real or ``n_frequencies`` not an integer.
-    ValueError
-        If ``x`` has NaN or infinite entries or ``n_frequencies < 1``.
 
     Examples
     --------
@@ -87,8 +79,6 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     >>> from sinpe.fourier import integer_features
     >>> integer_features(np.pi / 2, 2).round(12).tolist()
     [1.0, 0.0, 0.0, -1.0]
-    >>> integer_features([0.0, 1.0, 2.0], 3).shape
-    (3, 6)
     """
     k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")
     angles = check_real_array(x, name="x")
@@ -113,11 +103,10 @@ def _positive_int(value: object, name: str) -> int:
 
 
 def _linear_frequencies(count: int) -> np.ndarray:
-    """``linspace(2**0, 2**(count - 1), count)``, each entry correctly rounded.
+    """``linspace(2**0, 2**(count - 1), count)``, each entry an exact fraction rounded once.
 
-    nerf-pytorch's ``torch.linspace(2.**0., 2.**max_freq, steps=N_freqs)`` with
-    ``max_freq = N_freqs - 1``: entry ``k`` is ``1 + k (2^(L-1) - 1) / (L - 1)``,
-    here as an exact fraction rounded once, so the same bits on every machine.
+    nerf-pytorch's ``torch.linspace(2.**0., 2.**max_freq, steps=N_freqs)``, with the
+    same bits on every machine.
     """
     if count == 1:
         return np.ones(1)  # linspace(1, 1, 1)
@@ -140,45 +129,30 @@ def nerf_encoding(
     x : array_like of real, shape (..., n_coords)
         Points; NeRF normalises scene coordinates to about [-1, 1].
     n_frequencies : int
-        ``L``: frequencies ``2^0, ..., 2^(L-1)`` (see ``log_sampling``).
+        ``L``: frequencies ``2^0, ..., 2^(L-1)`` (see ``log_sampling``); at most 1000.
     convention : {"paper", "official"}, optional
         ``"paper"`` (Mildenhall et al. 2020, eq. 4): for each coordinate ``p``,
         ``[sin(2^0 pi p), cos(2^0 pi p), ..., sin(2^(L-1) pi p), cos(2^(L-1) pi p)]``,
         coordinates one after another: ``2 L n_coords`` values.
         ``"official"`` (bmild/nerf and nerf-pytorch, ``Embedder``):
         ``[x, sin(2^0 x), cos(2^0 x), sin(2^1 x), cos(2^1 x), ...]`` where each
-        block holds all coordinates, with no ``pi``: ``n_coords (1 + 2 L)``
-        values. The author explains the missing ``pi`` in bmild/nerf #12: scene
-        bounds are loose (up to about [-1.5, 1.5]), and without ``pi`` the lowest
-        frequency does not wrap within the scene.
+        block holds all coordinates, with no ``pi`` (bmild/nerf #12: scene bounds
+        are loose, and without ``pi`` the lowest frequency does not wrap):
+        ``n_coords (1 + 2 L)`` values.
     include_input : bool, optional
-        Put the raw coordinates ``x`` first, as nerf-pytorch's
-        ``Embedder(include_input=True)``. Default: the convention's own --
-        True for ``"official"`` (``get_embedder`` passes True), False for
-        ``"paper"`` (eq. 4 has no raw input). With ``"paper"`` and True, ``x``
-        comes before the paper's features; with ``"official"`` and False, the
-        features are ``Embedder(include_input=False)``'s.
+        Put the raw coordinates first, as ``Embedder(include_input=True)``.
+        Default: True for ``"official"``, False for ``"paper"``.
     log_sampling : bool, optional
-        True (default, as ``get_embedder`` and the paper): frequencies
-        ``2^0, 2^1, ..., 2^(L-1)`` (``2.**torch.linspace(0., max_freq, N_freqs)``).
+        True (default, as the paper): frequencies ``2^0, 2^1, ..., 2^(L-1)``.
         False: ``L`` frequencies evenly spaced from ``2^0`` to ``2^(L-1)``, as
-        ``Embedder(log_sampling=False)`` computes them with
-        ``torch.linspace(2.**0., 2.**max_freq, steps=N_freqs)``, ``max_freq =
-        L - 1`` (each one correctly rounded here; float32 there). Both settings
-        apply to either convention (``"paper"`` multiplies them by ``pi``).
+        ``Embedder(log_sampling=False)`` (each correctly rounded here; float32
+        there). Either convention; ``"paper"`` multiplies them by ``pi``.
 
     Returns
     -------
     numpy.ndarray
         float64 features on the last axis: ``2 L n_coords`` values, plus
         ``n_coords`` when the input is included.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For non-real or non-finite ``x``, a scalar ``x``, ``n_frequencies < 1``
-        or above 1000, an unknown convention, or ``include_input`` /
-        ``log_sampling`` that are not booleans (``include_input`` may be None).
 
     Examples
     --------
@@ -190,12 +164,8 @@ def nerf_encoding(
     ...     convention="official").shape
     ((4, 60), (63,))
 
-    nerf-pytorch's ``Embedder`` with ``include_input=False, log_sampling=False``
-    and ``L = 3``: frequencies 1, 2.5, 4 (linearly spaced, not 1, 2, 4):
+    With ``log_sampling=False`` and ``L = 3`` the frequencies are 1, 2.5, 4:
 
-    >>> nerf_encoding([0.0], 3, convention="official", include_input=False,
-    ...               log_sampling=False).tolist()
-    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]
     >>> features = nerf_encoding([np.pi / 5], 3, convention="official",
     ...                          include_input=False, log_sampling=False)
     >>> round(float(features[2]), 12)   # sin(2.5 * pi / 5)
@@ -238,39 +208,8 @@ def gaussian_matrix(
 ) -> np.ndarray:
     """``B`` with entries drawn from ``N(0, sigma^2)``, shape ``(n_features, n_coords)``.
 
-    Tancik et al.'s Gaussian Fourier features: ``sigma`` is the scale they tune
-    (10 for their 2-D images).
-
-    Parameters
-    ----------
-    n_features : int
-        Rows ``m`` of ``B`` (the features are ``2 m`` values).
-    n_coords : int
-        Columns: the dimension of the input points.
-    sigma : float
-        Standard deviation of the entries; finite and ``> 0``.
-    rng : numpy.random.Generator
-        The source of randomness (seed it for reproducible results).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(n_features, n_coords)``.
-
-    Raises
-    ------
-    TypeError
-        If ``n_features`` or ``n_coords`` is not an integer.
-    ValueError
-        If ``n_features`` or ``n_coords`` is below 1, ``B`` would be too large,
-        or ``sigma`` is not a finite number ``> 0``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sinpe.fourier import gaussian_matrix
-    >>> gaussian_matrix(256, 2, 10.0, np.random.default_rng(0)).shape
-    (256, 2)
+    Tancik et al.'s Gaussian Fourier features: ``sigma > 0`` is the scale they
+    tune (10 for their 2-D images); the features are ``2 n_features`` values.
     """
     rows = _positive_int(n_features, "n_features")
     cols = _positive_int(n_coords, "n_coords")
@@ -283,33 +222,10 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     """Tancik et al.'s axis-aligned "positional encoding" mapping as a matrix ``B``.
 
     Frequencies ``2^linspace(0, scale, n_per_axis) - 1`` along each axis (as in
-    their 2-D regression notebook), so ``B`` has ``n_per_axis * n_coords`` rows.
-    Each power ``2^(scale k / (n_per_axis - 1))`` is correctly rounded, its
-    exponent taken as an exact fraction, so ``B`` has the same bits on every
-    machine, whatever its ``pow``.
-
-    Parameters
-    ----------
-    n_per_axis : int
-        Frequencies per axis.
-    n_coords : int
-        Dimension of the input points.
-    scale : float
-        The largest frequency is ``2^scale - 1``; finite, at most 1100 in size.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(n_per_axis * n_coords, n_coords)``: the
-        frequencies of axis 0 in its first column, then those of axis 1, ...
-
-    Raises
-    ------
-    TypeError
-        If ``n_per_axis`` or ``n_coords`` is not an integer.
-    ValueError
-        If either is below 1, ``scale`` is not a finite real number or exceeds
-        1100 in size, or ``B`` would be too large.
+    their 2-D regression notebook), so ``B`` has ``n_per_axis * n_coords`` rows:
+    the frequencies of axis 0 in its first column, then those of axis 1, ...
+    Each power is correctly rounded (its exponent an exact fraction), so ``B``
+    has the same bits on every machine. ``|scale|`` is at most 1100.
 
     Examples
     --------
@@ -348,19 +264,6 @@ def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
     -------
     numpy.ndarray
         float64 array of shape ``(..., 2 m)``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For non-real or non-finite ``x`` or ``B``, a scalar ``x``, a ``B`` that
-        is not 2-D with ``n_coords`` columns, or phases that overflow float64.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sinpe.fourier import gaussian_features
-    >>> gaussian_features([0.25, 0.0], np.eye(2)).round(12).tolist()   # basic mapping
-    [1.0, 0.0, 0.0, 1.0]
     """
     points = _coordinates(x)
     matrix = check_real_array(B, name="B")
@@ -375,36 +278,17 @@ def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
 
 
 def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
-    """Peak signal-to-noise ratio, ``-10 log10(MSE)``, for values in [0, 1].
+    """Peak signal-to-noise ratio ``-10 log10(MSE)`` in decibels, for values in [0, 1].
 
-    The full float is returned: round it where it is shown. After a training
-    run, its late digits depend on the machine (see CONTRIBUTING.md, "Portable
-    outputs").
-
-    Parameters
-    ----------
-    prediction, target : array_like of real
-        Two images (or any arrays) of the same shape, values in [0, 1].
-
-    Returns
-    -------
-    float
-        ``-10 log10(mean((prediction - target)**2))`` in decibels; ``inf`` for
-        identical inputs.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For inputs that are not real numbers, NaN or infinite values, empty
-        arrays, or two arrays of different shapes (no broadcasting).
+    Two arrays of the same shape (no broadcasting); ``inf`` for identical inputs.
+    The full float is returned: after training, its late digits depend on the
+    machine, so round it where it is shown.
 
     Examples
     --------
     >>> from sinpe.fourier import psnr
     >>> f"{psnr([0.0, 1.0], [0.1, 0.9]):.6f}"
     '20.000000'
-    >>> psnr([0.5], [0.5])
-    inf
     """
     guess, truth = check_pair(
         prediction, target, ("prediction", "target"), hint="compare images pixel for pixel"
@@ -422,34 +306,10 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
 def hopper_image(size: int = 96) -> np.ndarray:
     """Matplotlib's photograph of Grace Hopper: its central 480 x 480 pixels, averaged down.
 
-    The image of the fitting toy of Chapter 5. It ships with Matplotlib
-    (``grace_hopper.jpg`` in its sample data), so nothing is downloaded. Rows
-    60-539 and columns 16-495 are kept and averaged over ``480 / size`` square
-    blocks.
-
-    Parameters
-    ----------
-    size : int, optional
-        Side of the result; must divide 480.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(size, size, 3)``, RGB values in [0, 1].
-
-    Raises
-    ------
-    TypeError
-        If ``size`` is not an integer.
-    ValueError
-        If ``size`` does not divide 480.
-
-    Examples
-    --------
-    >>> from sinpe.fourier import hopper_image
-    >>> image = hopper_image(48)
-    >>> image.shape, bool(0 <= image.min() and image.max() <= 1)
-    ((48, 48, 3), True)
+    The image of the fitting toy of Chapter 5, shipped with Matplotlib (nothing
+    is downloaded). Rows 60-539 and columns 16-495, averaged over
+    ``480 / size`` square blocks: a float64 array ``(size, size, 3)`` of RGB
+    values in [0, 1]; ``size`` must divide 480.
     """
     from matplotlib import cbook
     from matplotlib.image import imread
@@ -469,31 +329,15 @@ def interpolation_split(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Tancik et al.'s protocol: fit every other pixel, test on the pixels in between.
 
-    Pixel ``(r, c)`` of an ``H x W`` image has the coordinates ``(r / H, c / W)``
-    in ``[0, 1)``. The training pixels are ``image[::2, ::2]``, the test pixels
-    ``image[1::2, 1::2]``: pure interpolation.
-
-    Parameters
-    ----------
-    image : array_like of real, shape (H, W) or (H, W, C)
-        ``H, W >= 2``; finite values.
+    Pixel ``(r, c)`` of an ``H x W`` image (``H, W >= 2``) has the coordinates
+    ``(r / H, c / W)``. The training pixels are ``image[::2, ::2]``, the test
+    pixels ``image[1::2, 1::2]``: pure interpolation.
 
     Returns
     -------
-    train_x : numpy.ndarray
-        Coordinates, shape ``(N_train, 2)``, rows in raster order.
-    train_y : numpy.ndarray
-        Their values, shape ``(N_train, C)`` (``C = 1`` for a 2-d image).
-    test_x, test_y : numpy.ndarray
-        The same for the test pixels.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric values.
-    ValueError
-        For NaN or infinite values, or an image that is not 2-d or 3-d with at
-        least 2 x 2 pixels.
+    train_x, train_y, test_x, test_y : numpy.ndarray
+        Coordinates ``(N, 2)`` in raster order and their values ``(N, C)``
+        (``C = 1`` for a 2-d image).
 
     Examples
     --------
@@ -502,8 +346,6 @@ def interpolation_split(
     >>> train_x, train_y, test_x, test_y = interpolation_split(np.arange(16.0).reshape(4, 4))
     >>> train_x.tolist(), train_y[:, 0].tolist()
     ([[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [0.5, 0.5]], [0.0, 2.0, 8.0, 10.0])
-    >>> test_x.tolist(), test_y[:, 0].tolist()
-    ([[0.25, 0.25], [0.25, 0.75], [0.75, 0.25], [0.75, 0.75]], [5.0, 7.0, 13.0, 15.0])
     """
     pixels = check_real_array(image, name="image")
     if pixels.ndim == 2:
@@ -539,49 +381,19 @@ def feature_regression(
     """Ridge regression on fixed features: what their kernel alone predicts, with no network.
 
     Fits ``targets ~ [features, 1] @ W`` by minimising
-    ``|[F, 1] W - Y|^2 + ridge |W|^2`` and returns ``[F_test, 1] @ W`` (the
-    bias is penalised too). With sine-cosine features this is kernel ridge
-    regression with ``k(x, y) = 1 + sum_j cos(2 pi b_j . (x - y))``, the 1
-    from the constant column: the fit depends on the features' frequencies
-    ``b_j``, on ``ridge`` and on that constant feature. BLAS threads are
-    limited to one during the call: the matrices are small.
+    ``|[F, 1] W - Y|^2 + ridge |W|^2`` (the bias penalised too) and returns
+    ``[F_test, 1] @ W``, shape ``(M, C)``. With sine-cosine features this is kernel
+    ridge regression with ``k(x, y) = 1 + sum_j cos(2 pi b_j . (x - y))``: the fit
+    depends on the frequencies ``b_j``, on ``ridge > 0`` and on the constant
+    feature. BLAS runs on one thread: the matrices are small.
 
     Parameters
     ----------
     train_features : array_like of real, shape (N, F)
-        One row of features per training point.
     train_targets : array_like of real, shape (N, C)
-        What to fit.
     test_features : array_like of real, shape (M, F)
-        Where to predict.
     ridge : float, optional
-        The penalty (> 0), which keeps the solve well posed when features repeat.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 predictions of shape ``(M, C)``.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries or a non-real ``ridge``.
-    ValueError
-        For NaN or infinite entries, arrays that are not 2-d, row or column
-        counts that do not match, or a ``ridge`` that is not a finite positive
-        number.
-
-    Examples
-    --------
-    Two features that hold the target exactly are fitted almost exactly:
-
-    >>> import numpy as np
-    >>> from sinpe.fourier import feature_regression
-    >>> x = np.linspace(0, 1, 20)[:, None]
-    >>> features = np.hstack([np.sin(2 * np.pi * x), np.cos(2 * np.pi * x)])
-    >>> fit = feature_regression(features, 3 * features[:, :1], features, ridge=1e-9)
-    >>> bool(np.allclose(fit, 3 * features[:, :1], atol=1e-6))
-    True
+        The penalty, which keeps the solve well posed when features repeat.
     """
     train = check_real_array(train_features, name="train_features")
     targets = check_real_array(train_targets, name="train_targets")

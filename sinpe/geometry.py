@@ -1,7 +1,9 @@
 """The geometry of the encoding: similarity and distance by offset, aliasing, planes.
 
 Each function is the closed form of a quantity the book plots, so the figures
-and the tests share one implementation; :mod:`sinpe.checks` uses it too. NumPy only.
+and the tests share one implementation; :mod:`sinpe.checks` uses it too.
+``d_model`` and ``base`` are those of :func:`sinpe.positional_encoding`
+(``d_model`` positive and even, ``base`` the constant ``C``). NumPy only.
 
 Used in: chapters 2, 3, 6 and 8.
 """
@@ -39,34 +41,12 @@ def dot_product_by_offset(
 ) -> np.ndarray:
     """``PE(p) . PE(p + delta) = sum_i cos(delta * w_i)``, a function of the offset alone.
 
-    Parameters
-    ----------
-    offsets : array_like of real
-        The offsets ``delta = q - p``.
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of the same shape as ``offsets``; equal to ``d_model / 2``
-        at offset 0 and even in the offset.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric offsets, a non-integer ``d_model`` or a non-real ``base``.
-    ValueError
-        For NaN or infinite offsets, integers beyond ``2**53``, a ``d_model`` that
-        is not positive and even, a ``base`` that is not finite, is <= 0 or is 1,
-        or a phase ``delta * w_i`` that overflows float64.
+    Even in ``delta = q - p``, and ``d_model / 2`` at offset 0; same shape as
+    ``offsets``.
 
     Examples
     --------
-    At offset 0 every cosine is 1; at offset 1 the sum is
-    ``cos 1 + cos 0.1 + cos 0.01 + cos 0.001`` (``d_model = 8``):
+    At offset 1 the sum is ``cos 1 + cos 0.1 + cos 0.01 + cos 0.001`` (``d_model = 8``):
 
     >>> import sinpe.geometry as geometry
     >>> geometry.dot_product_by_offset([0, 1, -1], 8).round(10).tolist()
@@ -84,34 +64,13 @@ def distance_by_offset(
 ) -> np.ndarray:
     """Euclidean distance ``|PE(p + delta) - PE(p)|`` (the same for every ``p``).
 
-    ``|PE(p + delta) - PE(p)|^2 = d - 2 sum_i cos(delta w_i)
-    = 4 sum_i sin^2(delta w_i / 2)``; the second form is used, as it has no
-    cancellation for small offsets.
-
-    Parameters
-    ----------
-    offsets : array_like of real
-        The offsets ``delta``.
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of the same shape as ``offsets``; 0 at offset 0.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`dot_product_by_offset`.
+    As :func:`dot_product_by_offset`, through
+    ``|PE(p + delta) - PE(p)|^2 = d - 2 sum_i cos(delta w_i) = 4 sum_i sin^2(delta w_i / 2)``;
+    the second form is used, as it has no cancellation for small offsets.
 
     Examples
     --------
     >>> import sinpe.geometry as geometry
-    >>> float(geometry.distance_by_offset(0, 8))
-    0.0
     >>> round(float(geometry.distance_by_offset(1, 2)), 10)   # 2 sin(1/2)
     0.9588510772
     """
@@ -125,31 +84,11 @@ def distance_by_offset(
 def nearest_distinct_position(
     context: int, d_model: int, *, base: float = 10000.0
 ) -> tuple[int, float]:
-    """The offset in ``1 .. context - 1`` whose encoding is closest to offset 0.
+    """``(offset, distance)``: the offset in ``1 .. context - 1`` whose encoding is nearest 0's.
 
-    Within a window of ``context`` positions, the pair of distinct positions
-    whose encodings are hardest to tell apart are ``offset`` apart, at
-    ``distance``. Neighbours (offset 1) are usually not the closest: a too-small
-    base makes some far offset come back near zero (aliasing).
-
-    Parameters
-    ----------
-    context : int
-        Number of positions in the window (at least 2).
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-
-    Returns
-    -------
-    (int, float)
-        The offset and the distance.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a non-integer or too small ``context``, and as :func:`distance_by_offset`.
+    Within a window of ``context >= 2`` positions, the distinct positions hardest
+    to tell apart are ``offset`` apart. Neighbours are usually not the closest:
+    a too-small base makes some far offset come back near zero (aliasing).
 
     Examples
     --------
@@ -168,23 +107,9 @@ def nearest_distinct_position(
 class Aliasing(NamedTuple):
     """The far offset that looks most like a near one (see :func:`aliasing`).
 
-    A named tuple; each parameter is kept as the field of the same name.
-
-    Parameters
-    ----------
-    far_offset : int
-        The offset, among the far ones, whose encodings are closest.
-    distance : float
-        The distance ``|PE(p + far_offset) - PE(p)|``.
-    looks_like : int
-        The smallest offset whose encodings are at least ``distance`` apart.
-
-    Examples
-    --------
-    >>> from sinpe.geometry import Aliasing
-    >>> found = Aliasing(far_offset=44, distance=0.0177, looks_like=1)
-    >>> found.looks_like, tuple(found)
-    (1, (44, 0.0177, 1))
+    A named tuple: ``far_offset`` (the far offset whose encodings are closest),
+    ``distance`` (``|PE(p + far_offset) - PE(p)|``) and ``looks_like`` (the
+    smallest offset whose encodings are at least ``distance`` apart).
     """
 
     far_offset: int
@@ -199,38 +124,14 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     closest (``far_offset``, at ``distance``), and the smallest offset
     ``looks_like`` whose encodings are at least that far apart. When
     ``looks_like`` is small, positions thousands apart are as hard to tell
-    apart as near neighbours: the encoding aliases.
-
-    Parameters
-    ----------
-    context : int
-        Window length; must exceed ``far``.
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-    far : int, optional
-        Smallest offset that counts as far.
-
-    Returns
-    -------
-    Aliasing
-        ``(far_offset, distance, looks_like)``.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer ``d_model`` or a non-real ``base``.
-    ValueError
-        If ``far`` is not a positive integer, ``context`` is not an integer
-        greater than ``far`` (a float included), ``context`` exceeds 2**31, or
-        ``d_model`` and ``base`` are invalid (as :func:`distance_by_offset`).
+    apart as near neighbours: the encoding aliases. ``context`` must exceed
+    ``far`` and be at most 2**31.
 
     Examples
     --------
-    With one pair (``d_model = 2``, ``w_0 = 1``) the distance is ``2 |sin(delta / 2)|``,
-    smallest where ``delta`` is nearest a multiple of ``2 pi``: ``44 - 14 pi = 0.0177``.
-    Offset 44 is then harder to tell from 0 than any near offset, even offset 1:
+    With one pair (``w_0 = 1``) the distance is ``2 |sin(delta / 2)|``, smallest
+    where ``delta`` is nearest a multiple of ``2 pi``: ``44 - 14 pi = 0.0177``,
+    closer than even offset 1:
 
     >>> import sinpe.geometry as geometry
     >>> found = geometry.aliasing(100, 2, far=10)
@@ -259,40 +160,15 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
 def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """How much each dimension varies over positions ``0 .. context - 1``.
 
-    The range (max - min) of each entry of ``PE(p)`` for ``p`` in the real
-    interval ``[0, context - 1]``, in closed form: a sine that sweeps the phase
-    ``0 .. Theta`` ranges over ``sin(Theta)`` while ``Theta < pi/2``, a cosine
-    over ``1 - cos(Theta)`` while ``Theta < pi``. Dimensions with a tiny range
-    are nearly constant over the context: they carry no information there.
-
-    Parameters
-    ----------
-    context : int
-        Number of positions (at least 1).
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(d_model,)`` in the interleaved layout, each in
-        ``[0, 2]``.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer ``d_model`` or a non-real ``base``.
-    ValueError
-        If ``context`` is not a positive integer (a float included), or for a
-        ``d_model`` or ``base`` as :func:`sinpe.frequencies` refuses.
+    The range (max - min) of each entry of ``PE(p)``, interleaved layout, for
+    ``p`` in the real interval ``[0, context - 1]``, in closed form: a sine that
+    sweeps the phase ``0 .. Theta`` ranges over ``sin(Theta)`` while
+    ``Theta < pi/2``, a cosine over ``1 - cos(Theta)`` while ``Theta < pi``.
+    Dimensions with a tiny range carry no information over the context.
 
     Examples
     --------
     >>> import sinpe.geometry as geometry
-    >>> geometry.dimension_ranges(1, 4).tolist()          # one position: nothing varies
-    [0.0, 0.0, 0.0, 0.0]
     >>> geometry.dimension_ranges(10, 2).tolist()         # 9 radians: full swings
     [2.0, 2.0]
     >>> geometry.dimension_ranges(2, 2).round(6).tolist()   # 1 radian: sin 1, 1 - cos 1
@@ -314,27 +190,10 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
 
 
 def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
-    """Coordinates of ``vectors`` in their two main directions of variation (PCA).
+    """Coordinates ``(n, 2)`` of ``vectors`` ``(n, d)`` in their two main directions (PCA).
 
-    Parameters
-    ----------
-    vectors : array_like of real, shape (n, d)
-        ``n >= 2`` rows to project, of ``d >= 2`` entries each; centred before
-        the decomposition.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n, 2)``. Each direction's sign is fixed so that its largest
-        component is positive, which makes the result reproducible.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries (bool, str, complex, object).
-    ValueError
-        For NaN or infinite entries, or a shape other than ``(n, d)`` with
-        ``n >= 2``.
+    The rows (``n, d >= 2``) are centred first; each direction's sign is fixed so
+    that its largest component is positive, which makes the result reproducible.
 
     Examples
     --------
@@ -358,42 +217,14 @@ def principal_plane(vectors: npt.ArrayLike) -> np.ndarray:
 def linear_map_residual(inputs: npt.ArrayLike, targets: npt.ArrayLike) -> float:
     """RMS residual of the best (least-squares) fixed linear map ``inputs -> targets``.
 
-    Rows are samples. Zero (up to rounding) exactly when one matrix ``A`` sends
-    every row of ``inputs`` to the matching row of ``targets`` -- e.g. ``PE(p)``
-    to ``PE(p + k)`` for the sinusoidal encoding, but not for sines alone.
-
-    Parameters
-    ----------
-    inputs : array_like of real, shape (N, F)
-        One sample per row.
-    targets : array_like of real, shape (N, G)
-        The row each input row should be sent to.
-
-    Returns
-    -------
-    float
-        ``sqrt(mean((inputs @ A - targets) ** 2))`` for the least-squares ``A``
-        (no intercept), over all ``N * G`` entries.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries.
-    ValueError
-        For NaN or infinite entries, arrays that are not 2-d, an empty
-        ``inputs``, or a different number of rows.
+    Rows are samples (``(N, F)`` and ``(N, G)``); no intercept. Zero (up to
+    rounding) exactly when one matrix ``A`` sends every row of ``inputs`` to the
+    matching row of ``targets``: ``PE(p)`` to ``PE(p + k)`` for the sinusoidal
+    encoding, but not for sines alone.
 
     Examples
     --------
-    Two equal inputs cannot go to 0 and 2: the best map sends both to 1, off by 1:
-
-    >>> import sinpe.geometry as geometry
-    >>> round(geometry.linear_map_residual([[1.0], [1.0]], [[0.0], [2.0]]), 12)
-    1.0
-
-    A shift of the sinusoidal encoding is a fixed linear map:
-
-    >>> import numpy as np, sinpe
+    >>> import numpy as np, sinpe, sinpe.geometry as geometry
     >>> table = sinpe.positional_encoding(np.arange(20), 8)
     >>> bool(geometry.linear_map_residual(table[:-1], table[1:]) < 1e-12)
     True

@@ -56,61 +56,30 @@ def sincos_2d(
         [sin(c w_0), ..., sin(c w_{D/2-1}), cos(c w_0), ..., cos(c w_{D/2-1}),
          sin(r w_0), ..., sin(r w_{D/2-1}), cos(r w_0), ..., cos(r w_{D/2-1})]
 
-    Each half is the 1-D encoding of one coordinate in the ``"concat"`` layout
-    (all sines, then all cosines): ``sinpe.positional_encoding(c, D,
-    layout="concat")`` and the same of ``r``, bit for bit.
+    Each half is ``sinpe.positional_encoding(c, D, layout="concat")`` (and the
+    same of ``r``), bit for bit. Rows are in raster order, patch ``(r, c)`` in
+    row ``r * width + c``, as MAE flattens its grid. MAE builds only square
+    grids; other grids keep the same layout.
 
     Parameters
     ----------
     height, width : int
-        Rows and columns of the grid of patches (14 x 14 for a 224-pixel image cut
-        into 16-pixel patches); each at least 1.
+        Rows and columns of the grid of patches (14 x 14 for a 224-pixel image
+        cut into 16-pixel patches).
     d_model : int
-        Width of the embedding; a positive multiple of 4 (two halves, each made
-        of (sin, cos) pairs).
+        A positive multiple of 4 (two halves, each made of (sin, cos) pairs).
     base : float, optional
-        The constant of the frequencies; finite, > 0 and not 1. MAE uses 10000.
     first_half : {"column", "row"}, optional
         Which coordinate the first ``d_model / 2`` channels encode. ``"column"``
-        (default) is what MAE's code computes: it calls the first half ``emb_h``
-        but fills it from ``grid[0]``, which ``np.meshgrid(grid_w, grid_h)``
-        makes the column index (the comment there reads "here w goes first").
-        ``"row"`` puts the row coordinate first, as the variable names suggest.
+        is what MAE's code computes: it calls the first half ``emb_h`` but fills
+        it from ``grid[0]``, which ``np.meshgrid(grid_w, grid_h)`` makes the
+        column index ("here w goes first"). ``"row"`` follows the names.
     cls_token : bool, optional
         Prepend a row of zeros for the class token, as MAE's
         ``get_2d_sincos_pos_embed(..., cls_token=True)``.
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
-        Output dtype; the values are computed in float64 and rounded once.
-
-    Returns
-    -------
-    numpy.ndarray
-        Array of shape ``(height * width, d_model)`` (one more row first with
-        ``cls_token``). Rows are in row-major (raster) order: the patch in row
-        ``r`` and column ``c`` is row ``r * width + c``, as MAE's
-        ``grid.reshape([2, 1, grid_size, grid_size])`` flattens its grid.
-
-    Raises
-    ------
-    TypeError
-        If ``height``, ``width`` or ``d_model`` is not an integer, ``base`` not a
-        real number, ``cls_token`` not a bool, or ``dtype`` not float16/32/64.
-    ValueError
-        If ``height`` or ``width`` is below 1, ``d_model`` is not a positive
-        multiple of 4, ``base`` is not finite, <= 0 or 1, ``first_half`` is not
-        ``"column"`` or ``"row"``, or the table would be too large.
-
-    Warns
-    -----
-    PrecisionWarning
-        When ``dtype`` cannot resolve the largest coordinate (beyond 2048 for
-        float16).
-
-    Notes
-    -----
-    MAE builds only square grids (``grid_size``); for ``height != width`` this
-    function keeps the same layout. ViT itself learns its position embeddings;
-    the fixed 2-D sine-cosine table is MAE's (and MoCo v3's) choice.
+        Computed in float64 and rounded once; a PrecisionWarning when it cannot
+        resolve the largest coordinate.
 
     Examples
     --------
@@ -119,18 +88,10 @@ def sincos_2d(
     >>> table = sincos_2d(2, 3, 8)
     >>> table.shape
     (6, 8)
-    >>> table[0].tolist()  # patch (0, 0): sines 0, cosines 1, in both halves
-    [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
     >>> np.round(table[1], 4).tolist()  # row 0, column 1: the first half moves
     [0.8415, 0.01, 0.5403, 1.0, 0.0, 0.0, 1.0, 1.0]
     >>> np.round(sincos_2d(2, 3, 8, first_half="row")[1], 4).tolist()
     [0.0, 0.0, 1.0, 1.0, 0.8415, 0.01, 0.5403, 1.0]
-    >>> sincos_2d(2, 2, 4, cls_token=True)[0].tolist()
-    [0.0, 0.0, 0.0, 0.0]
-    >>> sincos_2d(2, 2, 6)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: d_model must be a multiple of 4, got 6: ...; pass e.g. 4 or 8
     """
     rows = check_count(height, "height", hint="such as 14 (patches per column)")
     cols = check_count(width, "width", hint="such as 14 (patches per row)")

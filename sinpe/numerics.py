@@ -41,36 +41,16 @@ __all__ = [
 def correct_digits(approximate: npt.ArrayLike, exact: npt.ArrayLike) -> float:
     """Number of correct decimal digits: ``-log10(max |approximate - exact|)``.
 
-    Values are in ``[-1, 1]`` here, so absolute error is the right measure.
-
-    Parameters
-    ----------
-    approximate, exact : array_like of real
-        Non-empty arrays of the same shape, compared entry for entry (no
-        broadcasting).
-
-    Returns
-    -------
-    float
-        ``-log10`` of the largest absolute difference, unrounded (format it where
-        it is shown); ``inf`` when the arrays agree exactly. It is negative when an
-        entry is off by more than 1.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries (bool, str, complex, object).
-    ValueError
-        For NaN or infinite entries, integers beyond ``2**53``, arrays of
-        different shapes or empty ones, or a difference that overflows float64.
+    Values are in ``[-1, 1]`` here, so absolute error is the right measure. The
+    arrays have the same shape (no broadcasting); the result is unrounded,
+    ``inf`` when they agree exactly and negative when an entry is off by more
+    than 1.
 
     Examples
     --------
     >>> import sinpe.numerics as numerics
     >>> round(numerics.correct_digits([0.5, 0.25], [0.5, 0.2501]), 6)  # error 1e-4
     4.0
-    >>> numerics.correct_digits([0.5], [0.5])
-    inf
     """
     guess, truth = check_pair(
         approximate, exact, ("approximate", "exact"), hint="compare entry for entry"
@@ -89,27 +69,9 @@ COMPUTE_DTYPES = ("float64", "float32", "float16", "bfloat16")
 def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
     """Round to bfloat16 (8 exponent bits, 8 significand bits), returned as float32.
 
-    Round to nearest, ties to even, on the float32 bit pattern -- what hardware
-    does when it converts float32 to bfloat16. The values are rounded to
-    float32 first.
-
-    Parameters
-    ----------
-    values : array_like of real
-        Finite values within float32's range.
-
-    Returns
-    -------
-    numpy.ndarray
-        float32 array of the same shape whose entries are bfloat16 numbers.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries (bool, str, complex, object).
-    ValueError
-        For NaN or infinite entries, integers beyond ``2**53``, or a magnitude
-        above float32's largest, about 3.4e38.
+    Round to nearest, ties to even, on the float32 bit pattern, as hardware
+    converts float32 to bfloat16 (values are rounded to float32 first, and must
+    lie within its range).
 
     Examples
     --------
@@ -151,38 +113,22 @@ def low_precision_frequencies(
     Parameters
     ----------
     d_model : int
-        Width; positive and even.
     precision : {"float32", "float16", "bfloat16"}
         The precision they are computed or stored in (bfloat16 is emulated by
         rounding float32 results).
     base : float, optional
-        The constant ``C``.
     recipe : {"rounded", "exp", "pow"}, optional
         ``"rounded"``: the correctly rounded float64 frequencies rounded once to
         ``precision``. ``"exp"``: the PyTorch tutorial's and the Annotated
-        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``: the factor
-        ``-(ln(C) / d)`` is a float64 rounded once to ``precision``, every later
-        step is in ``precision``. ``"pow"``: ``C ** (-arange(0, d, 2) / d)`` in ``precision``.
-        The last two depend on the platform's low-precision ``exp`` and ``pow``.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``(d_model // 2,)``.
-
-    Raises
-    ------
-    TypeError
-        For a non-integer ``d_model`` or a non-real ``base`` (as
-        :func:`sinpe.frequencies`).
-    ValueError
-        For an unknown ``precision`` or ``recipe``, frequencies that overflow
-        ``precision``, and as :func:`sinpe.frequencies`.
+        Transformer's ``exp(arange(0, d, 2) * -(ln(C) / d))``, the factor a float64
+        rounded once, every later step in ``precision``. ``"pow"``:
+        ``C ** (-arange(0, d, 2) / d)`` in ``precision``. The last two depend on
+        the platform's low-precision ``exp`` and ``pow``.
 
     Examples
     --------
-    The frequencies of ``base = 100``, ``d_model = 4`` are 1 and 0.1: float32 holds 1
-    exactly and 0.1 as ``13421773 / 2**27``; bfloat16 as ``205 / 2**11``:
+    For ``base = 100``, ``d_model = 4`` the frequencies are 1 and 0.1: float32
+    holds 0.1 as ``13421773 / 2**27``, bfloat16 as ``205 / 2**11``:
 
     >>> import sinpe.numerics as numerics
     >>> numerics.low_precision_frequencies(4, "float32", base=100.0).tolist()
@@ -220,30 +166,10 @@ def low_precision_bound(
     """The error bound of a table computed entirely in float32 (chapter 7, eq. low-precision-bound).
 
     With ``u = 2**-24``, each entry of :func:`computed_in` ``(positions, d_model,
-    "float32", recipe=recipe)`` is within ``|p| |w32_i - w_i| + u |p| w32_i + 2 u`` of
-    the exact value: the frequency error, the rounding of the product, and about
-    one unit for the float32 sine or cosine.
-
-    Parameters
-    ----------
-    positions : array_like of real
-        Finite positions.
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``.
-    recipe : {"rounded", "exp", "pow"}, optional
-        How the float32 frequencies ``w32`` are formed (:func:`low_precision_frequencies`).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``np.shape(positions) + (d_model // 2,)``: the bound for each pair.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`low_precision_frequencies` and :func:`sinpe.positional_encoding`.
+    "float32", recipe=recipe)`` is within ``|p| |w32_i - w_i| + u |p| w32_i + 2 u``
+    of the exact value: the frequency error, the rounding of the product, and
+    about one unit for the float32 sine or cosine. One bound per pair: shape
+    ``np.shape(positions) + (d_model // 2,)``.
 
     Examples
     --------
@@ -270,38 +196,10 @@ def computed_in(
 
     The frequencies (formed by ``recipe``, see :func:`low_precision_frequencies`),
     the phases ``p * w_i`` and the sines and cosines are each rounded to
-    ``precision`` ("float32", "float16", or "bfloat16", emulated by rounding
-    float32 results), unlike :func:`sinpe.positional_encoding`, which computes in
-    float64 and rounds once. Returned as float64 for comparison.
-
-    Parameters
-    ----------
-    positions : array_like of real
-        Finite positions, within the range of ``precision``.
-    d_model : int
-        Width; positive and even.
-    precision : {"float64", "float32", "float16", "bfloat16"}
-        The precision of every step (:data:`COMPUTE_DTYPES`). ``"float64"``
-        returns :func:`sinpe.positional_encoding` and ignores ``recipe``.
-    base : float, optional
-        The constant ``C``.
-    recipe : {"rounded", "exp", "pow"}, optional
-        How the frequencies are formed (:data:`FREQUENCY_RECIPES`).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``np.shape(positions) + (d_model,)``, interleaved
-        layout.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric positions, a non-integer ``d_model`` or a non-real ``base``.
-    ValueError
-        For an unknown ``precision`` or (below float64) ``recipe``, a position
-        beyond the largest number of ``precision`` (65504 for float16), and as
-        :func:`sinpe.positional_encoding` and :func:`low_precision_frequencies`.
+    ``precision`` (one of :data:`COMPUTE_DTYPES`), unlike
+    :func:`sinpe.positional_encoding`, which computes in float64 and rounds once
+    (``"float64"`` returns it). Returned as float64, interleaved layout; a
+    position beyond the largest number of ``precision`` raises ValueError.
 
     Examples
     --------
@@ -314,8 +212,6 @@ def computed_in(
     True
     >>> bool(np.abs(half - sinpe.positional_encoding(2049, 8)).max() > 0.1)
     True
-    >>> numerics.computed_in([0.0], 4, "float32").tolist()   # sin 0 and cos 0 are exact
-    [[0.0, 1.0, 0.0, 1.0]]
     """
     if precision not in COMPUTE_DTYPES:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
@@ -353,51 +249,18 @@ def reference_encoding(
 ) -> np.ndarray:
     """The encoding evaluated with mpmath at ``digits`` significant digits (needs mpmath).
 
-    The frequencies are the exact ``base ** (-2 i / d)`` -- not their float64
-    roundings -- so this is the reference that every float64 table is compared
-    with. Returned as float64 (correctly rounded from the high-precision values).
-    Each entry is computed in Python: keep the tables small (at 40 digits it
-    takes some 10 to 30 us per entry, more for large positions).
-
-    Parameters
-    ----------
-    positions : array_like of real
-        Finite positions (each taken as its exact float64 value).
-    d_model : int
-        Width; positive and even.
-    base : float, optional
-        The constant ``C``; finite, > 0 and not 1.
-    digits : int, optional
-        Significant decimal digits of the evaluation, from 1 to 10000.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape ``np.shape(positions) + (d_model,)``, interleaved
-        layout.
-
-    Raises
-    ------
-    ModuleNotFoundError
-        If mpmath is not installed (``pip install 'sinpe[reference]'``).
-    TypeError
-        For non-numeric positions, a non-integer ``d_model`` or ``digits``, or a
-        non-real ``base``.
-    ValueError
-        For NaN or infinite positions, integers beyond ``2**53``, a ``d_model``
-        that is not positive and even, a ``base`` that is not finite, <= 0 or 1,
-        or ``digits`` out of range.
+    The frequencies are the exact ``base ** (-2 i / d)``, not their float64
+    roundings, so this is the reference every float64 table is compared with;
+    each entry is correctly rounded to float64 (interleaved layout). Each entry is
+    computed in Python, some 10 to 30 us at 40 digits: keep the tables small.
+    ``digits`` is from 1 to 10000; without mpmath, ModuleNotFoundError says what
+    to install.
 
     Examples
     --------
-    mpmath is exact arithmetic in software, so these digits are the same on every
-    machine:
-
     >>> import sinpe.numerics as numerics
     >>> float(numerics.reference_encoding([1.0], 2)[0, 0])   # sin(1)
     0.8414709848078965
-    >>> numerics.reference_encoding([0.0], 4).tolist()
-    [[0.0, 1.0, 0.0, 1.0]]
     """
     try:
         import mpmath
@@ -427,41 +290,16 @@ def reference_encoding(
 def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 
-    The unit is ``numpy.spacing(|exact|)`` in ``dtype``: the gap from ``|exact|``
-    to the next larger number of that dtype.
-
-    Parameters
-    ----------
-    approximate, exact : array_like of real
-        Arrays of the same shape, compared entry for entry (no broadcasting);
-        they may be empty.
-    dtype : numpy.dtype, optional
-        The floating-point format whose last place is the unit (float64, float32
-        or float16).
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of the same shape: the error of each entry in ULPs.
-
-    Raises
-    ------
-    TypeError
-        For non-numeric entries (bool, str, complex, object).
-    ValueError
-        For NaN or infinite entries, integers beyond ``2**53``, arrays of
-        different shapes, or an error too many ULPs to count in float64 (an
-        ``exact`` of 0 or tiny, or a difference that overflows).
+    The unit is ``numpy.spacing(|exact|)`` in ``dtype`` (float64, float32 or
+    float16). Arrays of the same shape (no broadcasting; empty allowed); an error
+    too many ULPs to count in float64 (``exact`` 0 or tiny) raises ValueError.
 
     Examples
     --------
-    One float64 step above 1 is one ULP; 1.5 is ``0.5 / 2**-23 = 2**22`` float32
-    ULPs from 1:
-
     >>> import numpy as np, sinpe.numerics as numerics
     >>> numerics.ulp_error([1.0 + 2**-52], [1.0]).tolist()
     [1.0]
-    >>> numerics.ulp_error([1.5], [1.0], dtype=np.float32).tolist()
+    >>> numerics.ulp_error([1.5], [1.0], dtype=np.float32).tolist()   # 0.5 / 2**-23
     [4194304.0]
     """
     guess, reference = check_pair(

@@ -28,21 +28,11 @@ RECORD_NAME = "torch_encoder_layer.npz"
 class RecordedLayer:
     """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
 
-    What :func:`recorded_layers` returns, one per case. A frozen record: each
-    parameter is kept as the attribute of the same name.
-
-    Parameters
-    ----------
-    case : str
-        ``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``: norm
-        ``pre`` or ``post``, activation ``relu`` or ``gelu``, mask ``none``,
-        ``causal``, ``float`` or ``padding``.
-    layer : sinpe.nn.EncoderLayer
-        The layer built from PyTorch's ``state_dict``.
-    inputs, outputs : numpy.ndarray
-        The input and what PyTorch computed from it, ``(B, T, D)`` float32.
-    mask, key_padding_mask : numpy.ndarray or None
-        The masks PyTorch was given.
+    What :func:`recorded_layers` returns, one per case: ``case``
+    (``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``), ``layer``
+    (built from PyTorch's ``state_dict``), ``inputs`` and ``outputs`` (``(B, T, D)``
+    float32, as PyTorch computed them) and the ``mask`` and ``key_padding_mask``
+    PyTorch was given (or None).
 
     Examples
     --------
@@ -63,50 +53,16 @@ class RecordedLayer:
     key_padding_mask: np.ndarray | None
 
     def run(self) -> np.ndarray:
-        """The NumPy layer's output for the recorded input and masks.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``layer(inputs, mask=mask, key_padding_mask=key_padding_mask)``, to be
-            compared with ``outputs``.
-        """
+        """The NumPy layer's output for the recorded input and masks (compare: ``outputs``)."""
         return self.layer(self.inputs, mask=self.mask, key_padding_mask=self.key_padding_mask)
 
 
 def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedLayer]]:
-    """Load encoder layers recorded with PyTorch by ``scripts/make_torch_fixtures.py``.
+    """``(torch_version, layers)``: encoder layers recorded by ``scripts/make_torch_fixtures.py``.
 
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        An ``.npz`` file written by that script. By default the record shipped
-        with sinpe (``sinpe/data/torch_encoder_layer.npz``, 16 layers), so this
-        works from an installed wheel, on Colab or Binder as in a clone.
-
-    Returns
-    -------
-    torch_version : str
-        The PyTorch version that computed the outputs.
-    layers : list of RecordedLayer
-        One per recorded case, sorted by case name.
-
-    Raises
-    ------
-    TypeError
-        If ``path`` is neither None, a string nor a path, or names a single
-        ``.npy`` array rather than an ``.npz`` archive.
-    FileNotFoundError
-        If ``path`` names no file.
-    ValueError
-        If the file is not such a record (no ``n_heads`` or ``torch_version``),
-        or not a file NumPy can read without unpickling.
-
-    Examples
-    --------
-    >>> torch_version, layers = recorded_layers()
-    >>> len(layers), layers[0].case
-    (16, 'post-gelu-causal')
+    ``path`` is an ``.npz`` file written by that script; by default the record
+    shipped with sinpe (16 layers), so this works from an installed wheel, on
+    Colab or Binder as in a clone. The layers are sorted by case name.
     """
     if path is None:
         source = resources.files("sinpe").joinpath("data", RECORD_NAME)

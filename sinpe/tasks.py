@@ -1,8 +1,10 @@
 """Toy tasks where position is everything, and the best a model blind to positions can do.
 
-:func:`reversal_task` and :func:`previous_token_task` draw batches of token ids;
-:func:`reversal_ceiling` is the exact accuracy ceiling, on reversal, of a model
-that cannot see positions. Used in: chapters 4, 6 and 8. NumPy only.
+:func:`reversal_task` and :func:`previous_token_task` draw batches of token ids,
+``(tokens, targets)``, two int64 arrays ``(batch, length)`` with ids drawn
+uniformly from ``0 .. vocab - 1`` by ``rng``; :func:`reversal_ceiling` is the exact
+accuracy ceiling, on reversal, of a model that cannot see positions. Used in:
+chapters 4, 6 and 8. NumPy only.
 """
 
 from __future__ import annotations
@@ -45,35 +47,9 @@ def reversal_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
 
-    A task for :func:`~sinpe.training.train`: the target at position ``t`` depends on the token
-    at another position, so a model that cannot see positions cannot learn it
-    beyond :func:`reversal_ceiling`.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of the random tokens.
-    batch : int
-        Number of sequences (at least 1).
-    length : int
-        Tokens per sequence (at least 1).
-    vocab : int
-        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
-
-    Returns
-    -------
-    tokens : numpy.ndarray
-        int64 array of shape ``(batch, length)``.
-    targets : numpy.ndarray
-        int64 array of the same shape, the ids the model should output.
-
-    Raises
-    ------
-    TypeError
-        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
-    ValueError
-        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
-        exceeds 2**31.
+    A task for :func:`~sinpe.training.train`: the target at position ``t`` depends
+    on the token at another position, so a model that cannot see positions cannot
+    learn it beyond :func:`reversal_ceiling`.
 
     Examples
     --------
@@ -91,50 +67,15 @@ def previous_token_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``y[t] = x[t - 1]`` (and ``y[0] = x[0]``): a rule that means the same at every length.
 
-    A task for :func:`~sinpe.training.train` that depends only on the offset between positions.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The source of the random tokens.
-    batch : int
-        Number of sequences (at least 1).
-    length : int
-        Tokens per sequence (at least 1).
-    vocab : int
-        Token ids are drawn uniformly from ``0 .. vocab - 1`` (1 to ``2**62``).
-
-    Returns
-    -------
-    tokens : numpy.ndarray
-        int64 array of shape ``(batch, length)``.
-    targets : numpy.ndarray
-        int64 array of the same shape, the ids the model should output.
-
-    Raises
-    ------
-    TypeError
-        If ``rng`` is not a ``numpy.random.Generator``, or a count is not an integer.
-    ValueError
-        If a count is below 1, ``vocab`` exceeds ``2**62``, or ``batch * length``
-        exceeds 2**31.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x, y = previous_token_task(np.random.default_rng(0), 1, 4, 10)
-    >>> bool((y[:, 1:] == x[:, :-1]).all() and y[0, 0] == x[0, 0])
-    True
+    As :func:`reversal_task`, but the target depends only on the offset between
+    positions.
     """
     tokens = _draw(rng, batch, length, vocab)
     return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
 
 
 def _partitions(total: int, parts: int, largest: int):
-    """Non-increasing tuples of at most ``parts`` integers in 1..``largest``, summing to ``total``.
-
-    Used by :func:`reversal_ceiling`; yields the empty tuple for ``total == 0``.
-    """
+    """Non-increasing tuples of at most ``parts`` integers <= ``largest`` summing to ``total``."""
     if total == 0:
         yield ()
         return
@@ -154,45 +95,19 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     """Best expected token accuracy on reversal for a model that cannot see positions.
 
     A permutation-equivariant model's prediction at a position can depend only
-    on the token there, ``a``, and on the multiset of the whole sequence. For
-    uniform random sequences and ``length`` even, the target -- the token at the
-    mirrored position, which is another position -- is then uniformly one of
-    the other ``length - 1`` tokens, so the best prediction is the most frequent
-    of them and is right with probability ``max_v c'_v / (length - 1)``, where
-    ``c'`` counts the tokens without the one at hand. The ceiling is the
-    expectation of that over sequences, computed exactly: the accuracy of a
-    count vector does not change when the tokens are relabelled, so the sum runs
-    over the partitions of ``length`` into at most ``vocab`` parts, each weighted
-    by its multinomial probability times the number of count vectors that sort to it.
-    The sum is done in exact rational arithmetic, so the result is the float
-    nearest to the true ceiling, for any ``vocab``.
-
-    Parameters
-    ----------
-    vocab : int
-        Size of the vocabulary the tokens are drawn from uniformly (at least 1).
-    length : int
-        Sequence length; even, from 2 to 48.
-
-    Returns
-    -------
-    float
-        The ceiling, the float nearest to the exact rational value.
-
-    Raises
-    ------
-    TypeError
-        If ``vocab`` or ``length`` is not an integer.
-    ValueError
-        Unless ``vocab >= 1`` and ``length`` is an even integer from 2 to
-        ``MAX_CEILING_LENGTH`` (48: beyond it the number of partitions makes
-        the exact sum slow; use a Monte Carlo estimate instead).
+    on the token there and on the multiset of the whole sequence. For uniform
+    random sequences and ``length`` even, the target (the token at the mirrored
+    position) is then uniformly one of the other ``length - 1`` tokens, so the
+    best prediction is the most frequent of them, right with probability
+    ``max_v c'_v / (length - 1)``, where ``c'`` counts the tokens without the one
+    at hand. The ceiling is the expectation of that over sequences, summed
+    exactly over the partitions of ``length`` into at most ``vocab`` parts (the
+    accuracy does not change when tokens are relabelled), in rational arithmetic:
+    the result is the float nearest to the true ceiling. ``length`` is even, from
+    2 to ``MAX_CEILING_LENGTH``.
 
     Examples
     --------
-    >>> round(reversal_ceiling(2, 2), 6)   # the other token is the answer: it is the only one
-    1.0
-
     Two ids, length 4: of the 16 sequences, 2 have counts (4, 0) and are always
     right, 8 have counts (3, 1) and are right 3/4 of the time, 6 have (2, 2) and
     are right 2/3 of the time: ``(2 + 6 + 4) / 16 = 0.75``.

@@ -49,8 +49,7 @@ class Adam:
     Each :meth:`step` reads the gradients the module has accumulated (call
     ``module.zero_grad()`` before each backward pass) and applies the
     bias-corrected update ``lr * m_hat / (sqrt(v_hat) + eps)``, without weight
-    decay. The moments are kept for the parameters the module has when the
-    optimiser is made.
+    decay, to the parameters the module has when the optimiser is made.
 
     Parameters
     ----------
@@ -59,8 +58,7 @@ class Adam:
     lr : float, optional
         Learning rate (> 0).
     betas : tuple of (float, float), optional
-        Decay rates of the first and second moments, each in ``[0, 1)``; a
-        list of two is accepted too.
+        Decay rates of the first and second moments, each in ``[0, 1)``.
     eps : float, optional
         Added to the denominator (> 0).
 
@@ -70,15 +68,6 @@ class Adam:
         Steps taken so far.
     moments : dict of str to tuple of numpy.ndarray
         The first and second moments of each parameter, by name.
-
-    Raises
-    ------
-    TypeError
-        If ``module`` is not a :class:`~sinpe.nn.Module`, ``betas`` is not a pair, or a
-        number is not real.
-    ValueError
-        If ``lr`` or ``eps`` is not a finite number > 0, or a beta is outside
-        ``[0, 1)``.
 
     Examples
     --------
@@ -120,12 +109,7 @@ class Adam:
         }
 
     def step(self) -> None:
-        """Update every parameter in place from its current gradient.
-
-        Returns
-        -------
-        None
-        """
+        """Update every parameter in place from its current gradient."""
         self.step_count += 1
         beta1, beta2 = self.betas
         correction1 = 1.0 - beta1**self.step_count
@@ -145,42 +129,26 @@ def check_gradients(
     """Compare a module's backward pass with central finite differences.
 
     Uses the scalar ``L = sum(forward(inputs) * R)`` for a fixed random ``R`` and
-    returns, for the input and every parameter, the largest deviation between
-    the analytic and the numerical gradient relative to the largest numerical
-    gradient entry (or to 0.01, if that is larger). Values near 1e-9 mean
-    agreement; a wrong backward pass gives O(1). Run it in float64, on small
-    shapes: it perturbs every entry twice. ``inputs`` and the parameters are
-    perturbed in place and restored; the gradients are zeroed first.
+    returns, for ``"input"`` and every parameter (named as
+    :meth:`sinpe.nn.Module.named_parameters`), the largest deviation between the
+    analytic and the numerical gradient relative to the largest numerical entry
+    (or 0.01). Near 1e-9 means agreement; a wrong backward pass gives O(1). Run it
+    in float64 on small shapes: every entry is perturbed twice, in place, and
+    restored; the gradients are zeroed first.
 
     Parameters
     ----------
     module : sinpe.nn.Module
-        The module; its ``backward(dout)`` must return the gradient with respect
-        to ``inputs`` (so not :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
+        Its ``backward(dout)`` must return the gradient of ``inputs`` (so not
+        :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
     inputs : array_like of real
-        The input (float64 for meaningful differences).
     forward : callable, optional
-        ``forward(inputs)`` returning the output; by default ``module.forward``.
-        Pass e.g. ``lambda x: layer.forward(x, mask)`` to check with a mask.
+        ``forward(inputs)``, by default ``module.forward``; e.g.
+        ``lambda x: layer.forward(x, mask)`` to check with a mask.
     delta : float, optional
         Step of the central differences, in ``(0, 1]``.
     seed : int, optional
-        Seed of the random weights ``R`` (>= 0).
-
-    Returns
-    -------
-    dict of str to float
-        ``"input"`` and the name of every parameter (as
-        :meth:`sinpe.nn.Module.named_parameters`), each mapped to its relative deviation.
-
-    Raises
-    ------
-    TypeError
-        If ``module`` is not a :class:`~sinpe.nn.Module`, ``inputs`` are not real numbers,
-        ``delta`` is not a real number or ``seed`` not an integer.
-    ValueError
-        For NaN or infinite inputs, a ``delta`` outside ``(0, 1]``, or a
-        negative ``seed``.
+        Seed of the random weights ``R``.
 
     Examples
     --------
@@ -239,19 +207,10 @@ def check_gradients(
 
 @dataclass
 class TrainingLog:
-    """Losses of every step and held-out accuracies every ``eval_every`` steps.
+    """What :func:`train` returns: the loss of every step and held-out accuracies.
 
-    What :func:`train` returns. Each parameter is kept as the attribute of the
-    same name.
-
-    Parameters
-    ----------
-    losses : list of float, optional
-        The training loss of each step, step 1 first.
-    eval_steps : list of int, optional
-        The steps after which the held-out accuracy was measured.
-    eval_accuracy : list of float, optional
-        The held-out accuracy after each of ``eval_steps``.
+    Attributes ``losses`` (step 1 first), ``eval_steps`` (the steps after which
+    the held-out accuracy was measured) and ``eval_accuracy``.
 
     Examples
     --------
@@ -265,40 +224,13 @@ class TrainingLog:
     eval_accuracy: list[float] = field(default_factory=list)
 
     def accuracy_at(self, step: int) -> float:
-        """The held-out accuracy evaluated after ``step`` steps.
-
-        Parameters
-        ----------
-        step : int
-            One of ``eval_steps``.
-
-        Returns
-        -------
-        float
-            The accuracy measured after that step.
-
-        Raises
-        ------
-        ValueError
-            If no evaluation was made after ``step``.
-        """
+        """The held-out accuracy after ``step`` steps; ValueError if not evaluated then."""
         if step not in self.eval_steps:
             raise ValueError(f"no evaluation after step {step}; evaluated at {self.eval_steps}")
         return self.eval_accuracy[self.eval_steps.index(step)]
 
     def first_step_reaching(self, accuracy: float) -> int | None:
-        """The first evaluated step with held-out accuracy >= ``accuracy``.
-
-        Parameters
-        ----------
-        accuracy : float
-            The accuracy to reach.
-
-        Returns
-        -------
-        int or None
-            The step, or ``None`` if no evaluation reached it.
-        """
+        """The first evaluated step with accuracy >= ``accuracy``, or ``None``."""
         for step, value in zip(self.eval_steps, self.eval_accuracy, strict=True):
             if value >= accuracy:
                 return step
@@ -323,61 +255,37 @@ def train(
     """Train ``model`` with Adam on fresh batches of ``task``; returns the log.
 
     Each step draws a new batch from ``np.random.default_rng(seed)``, so two
-    models trained with the same seed see the same data. With ``causal=True``
-    every token attends only to itself and earlier tokens. The loss is
-    :func:`sinpe.nn.softmax_cross_entropy` over all tokens; the parameters are
-    updated in place by :class:`Adam`. BLAS threads are limited to one
-    during the call: the matrices are small.
+    models trained with the same seed see the same data. The loss is
+    :func:`sinpe.nn.softmax_cross_entropy` over all tokens; :class:`Adam` updates
+    the parameters in place. BLAS runs on one thread: the matrices are small.
+    Divergence (a loss or parameter no longer finite) raises ValueError.
 
     Parameters
     ----------
     model : sinpe.nn.TokenModel
-        The model to train, in place.
     task : callable
         ``task(rng, batch, length, vocab)`` returning ``(tokens, targets)``, such
-        as :func:`sinpe.tasks.reversal_task` or :func:`sinpe.tasks.previous_token_task`.
+        as :func:`sinpe.tasks.reversal_task`.
     steps : int
-        Number of optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
+        Optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
     length : int
-        Sequence length of the training batches.
+        Sequence length of the batches.
     vocab : int
-        Ids drawn by the task, from 1 to ``model.vocab``.
+        Ids the task draws, at most ``model.vocab``.
     batch : int, optional
         Sequences per step.
     lr : float, optional
-        Adam's learning rate (> 0).
+        Adam's learning rate.
     seed : int, optional
-        Seed of the generator the batches are drawn from (>= 0).
+        Seed of the batches.
     held_out : tuple of (numpy.ndarray, numpy.ndarray), optional
-        ``(tokens, targets)`` of shape ``(B, T)`` each, on which the accuracy is
-        measured after every ``eval_every`` steps and after the last one.
-    eval_every : int, optional
-        Steps between evaluations (at least 1).
+        ``(tokens, targets)``, each ``(B, T)``, on which the accuracy is measured
+        every ``eval_every`` steps and after the last one.
     causal : bool, optional
         Train and evaluate with :func:`sinpe.nn.causal_mask`.
 
-    Returns
-    -------
-    TrainingLog
-        The loss of every step, and the accuracies on ``held_out`` (empty lists
-        without it).
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.TokenModel`, ``task`` is not
-        callable, ``held_out`` is not a pair (a ``tuple``), a count is not an
-        integer, ``causal`` is not a boolean or ``lr`` is not a real number.
-    ValueError
-        If a count is out of range, ``vocab`` exceeds ``model.vocab``, ``lr`` is
-        not positive, ``held_out`` does not fit the model (as
-        :func:`~sinpe.experiments.token_accuracy`), or training diverges (a loss or parameter
-        stops being finite). The task raises for a bad ``batch`` or ``length``.
-
     Examples
     --------
-    Four steps of reversal, evaluated after steps 2 and 4:
-
     >>> import numpy as np
     >>> from sinpe import nn
     >>> from sinpe.tasks import reversal_task
@@ -427,11 +335,11 @@ def _adam(
     steps: int,
     lr: float,
 ) -> None:
-    """The training loop of :func:`train` and :func:`fit_regression`: Adam, full steps.
+    """The loop of :func:`train` and :func:`fit_regression`: Adam, full steps.
 
-    Each step zeroes the gradients, computes the loss and its gradient with
-    respect to the model's output, back-propagates, updates, checks that the
-    loss and every parameter are still finite, then calls ``record(step, loss)``.
+    Each step zeroes the gradients, back-propagates the loss's gradient, updates,
+    checks that the loss and every parameter are finite, then calls
+    ``record(step, loss)``.
     """
     optimizer = Adam(model, lr=lr)
     for step in range(1, steps + 1):
@@ -453,26 +361,10 @@ def _adam(
 
 @dataclass
 class RegressionLog:
-    """Training losses, and held-out predictions recorded every ``record_every`` steps.
+    """What :func:`fit_regression` returns: losses, and predictions every ``record_every`` steps.
 
-    What :func:`fit_regression` returns. Each parameter is kept as the attribute
-    of the same name.
-
-    Parameters
-    ----------
-    losses : list of float, optional
-        The training loss of each step, step 1 first.
-    steps : list of int, optional
-        The steps after which predictions were recorded.
-    predictions : list of numpy.ndarray, optional
-        The model's outputs on the evaluation inputs after each of ``steps``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> log = RegressionLog(losses=[1.0, 0.5], steps=[2], predictions=[np.zeros((3, 1))])
-    >>> log.steps, log.predictions[0].shape
-    ([2], (3, 1))
+    Attributes ``losses`` (step 1 first), ``steps`` (when predictions were
+    recorded) and ``predictions`` (the outputs on the evaluation inputs then).
     """
 
     losses: list[float] = field(default_factory=list)
@@ -493,52 +385,26 @@ def fit_regression(
 ) -> RegressionLog:
     """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``.
 
-    Every step uses all rows of ``inputs``; the loss is
-    :func:`sinpe.nn.mean_squared_error` and the parameters are updated in place
-    by :class:`Adam`. BLAS threads are limited to one during the call:
-    the matrices are small.
+    As :func:`train`, but every step uses all rows of ``inputs`` and the loss is
+    :func:`sinpe.nn.mean_squared_error`.
 
     Parameters
     ----------
     model : sinpe.nn.Module
-        A module whose ``forward(inputs)`` returns an array of the shape of
-        ``targets`` and whose ``backward`` accepts its gradient, such as
+        ``forward(inputs)`` returns an array of the shape of ``targets``, such as
         :class:`sinpe.nn.MLP`.
     inputs : array_like of real, shape (N, F)
-        Training inputs, one example per row (``N >= 1``).
     targets : array_like of real, shape (N, G)
-        Training targets.
     steps : int
-        Number of steps, from 1 to ``MAX_STEPS`` (10**6).
+        From 1 to ``MAX_STEPS`` (10**6).
     lr : float, optional
-        Adam's learning rate (> 0).
     eval_inputs : array_like of real, shape (M, F), optional
-        Inputs whose predictions are recorded every ``record_every`` steps and
-        after the last one.
+        Predicted every ``record_every`` steps and after the last one.
     record_every : int, optional
-        Steps between recordings (at least 1).
-
-    Returns
-    -------
-    RegressionLog
-        The loss of every step, and the recorded predictions (empty lists
-        without ``eval_inputs``).
-
-    Raises
-    ------
-    TypeError
-        If ``model`` is not a :class:`sinpe.nn.Module`, an array is not real
-        numbers, a count is not an integer, or ``lr`` is not a real number.
-    ValueError
-        If an array is not 2-d or holds NaN or infinities, ``inputs`` and
-        ``targets`` have no rows or different numbers of rows, the model's
-        outputs do not have the shape of ``targets``, a count is out of range,
-        ``lr`` is not positive, or training diverges.
 
     Examples
     --------
-    A linear model (no hidden layer) learning ``y = 2 x``, recorded after steps 2
-    and 4:
+    A linear model learning ``y = 2 x``, recorded after steps 2 and 4:
 
     >>> import numpy as np
     >>> from sinpe import nn
