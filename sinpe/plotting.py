@@ -38,8 +38,10 @@ __all__ = [
     "NARROW_WIDTH",
     "SEQUENTIAL",
     "animation_html",
+    "arrow",
     "attention_diagram",
     "attention_steps",
+    "box",
     "encoder_layer",
     "encoder_layer_steps",
     "figure",
@@ -605,14 +607,23 @@ def shift_rotation(
     return turn
 
 
-def _box(ax, y: float, text: str, *, fill: str, height: float = 0.62) -> None:
-    """A labelled, rounded box centred at ``(5, y)``, 8 units wide."""
+def box(
+    ax,
+    centre: tuple[float, float],
+    text: str,
+    *,
+    fill="white",
+    width: float = 8.0,
+    height: float = 0.62,
+) -> None:
+    """A labelled, rounded box of a block diagram, centred at ``centre`` (data units)."""
     from matplotlib.patches import FancyBboxPatch
 
+    corner = (centre[0] - width / 2, centre[1] - height / 2)
     ax.add_patch(
         FancyBboxPatch(
-            (1.0, y - height / 2),
-            8.0,
+            corner,
+            width,
             height,
             boxstyle="round,pad=0.02,rounding_size=0.15",
             facecolor=fill,
@@ -620,14 +631,15 @@ def _box(ax, y: float, text: str, *, fill: str, height: float = 0.62) -> None:
             linewidth=1.0,
         )
     )
-    ax.text(5.0, y, text, ha="center", va="center", fontsize=MIN_FONT_SIZE)
+    ax.text(*centre, text, ha="center", va="center", fontsize=MIN_FONT_SIZE)
 
 
-def _arrow(ax, start: tuple[float, float], end: tuple[float, float]) -> None:
+def arrow(ax, tail: tuple[float, float], head: tuple[float, float]) -> None:
+    """An arrow of a block diagram, from ``tail`` to ``head`` (data units)."""
     ax.annotate(
         "",
-        xy=end,
-        xytext=start,
+        xy=head,
+        xytext=tail,
         arrowprops={"arrowstyle": "-|>", "color": "0.25", "lw": 1.0, "shrinkA": 0, "shrinkB": 0},
     )
 
@@ -695,7 +707,7 @@ def encoder_layer(ax, layer) -> list[str]:
     ax.set_aspect("equal")
     ax.set_axis_off()
     ax.text(5.0, 0.0, "token ids", ha="center", va="bottom", fontsize=MIN_FONT_SIZE)
-    _arrow(ax, (5.0, 0.45), (5.0, ys[0] - 0.31))
+    arrow(ax, (5.0, 0.45), (5.0, ys[0] - 0.31))
     for index, (y, label) in enumerate(zip(ys, labels, strict=True)):
         if index == 1:
             fill = COLORS[1]
@@ -705,9 +717,9 @@ def encoder_layer(ax, layer) -> list[str]:
             fill = COLORS[2]
         else:
             fill = "0.93" if index > 1 else "white"
-        _box(ax, y, label, fill=fill)
+        box(ax, (5.0, y), label, fill=fill)
         if index:
-            _arrow(ax, (5.0, ys[index - 1] + 0.31), (5.0, y - 0.31))
+            arrow(ax, (5.0, ys[index - 1] + 0.31), (5.0, y - 0.31))
     if layer.residual:  # each residual goes round its block, on the left
         for block, step in enumerate(steps):
             if "attention" not in step and not step.startswith("feed"):
@@ -717,7 +729,7 @@ def encoder_layer(ax, layer) -> list[str]:
             end = ys[2 + block + 1]
             ax.plot([5.0, 0.45, 0.45], [start, start, end], color="0.25", lw=1.0)
             ax.plot([5.0], [start], "o", color="0.25", markersize=3)
-            _arrow(ax, (0.45, end), (1.0, end))
+            arrow(ax, (0.45, end), (1.0, end))
     bottom, upper = ys[2] - 0.75, ys[-1] + 0.5
     ax.add_patch(
         FancyBboxPatch(
@@ -740,7 +752,7 @@ def encoder_layer(ax, layer) -> list[str]:
         fontsize=MIN_FONT_SIZE,
         color=COLORS[0],
     )
-    _arrow(ax, (5.0, ys[-1] + 0.31), (5.0, top))
+    arrow(ax, (5.0, ys[-1] + 0.31), (5.0, top))
     return labels
 
 

@@ -243,3 +243,28 @@ def test_attention_steps_refuse_bad_input(attention):
         plotting.attention_steps(attention, sample=2)
     with pytest.raises(TypeError, match="attention must be"):
         plotting.attention_steps(nn.EncoderLayer(4, 1, 8, np.random.default_rng(0)))
+
+
+# ---------------------------------------------------------------------------
+# The pieces every block diagram is made of (chapters 1 and 4)
+
+
+def test_a_box_is_centred_where_asked_with_its_label_in_the_middle(ax):
+    ax.set(xlim=(0, 10), ylim=(0, 10))
+    plotting.box(ax, (3.0, 7.0), "PE(p)", fill=plotting.COLORS[1], width=2.0, height=1.0)
+    (patch,) = ax.patches
+    assert (patch.get_x(), patch.get_y()) == (2.0, 6.5)
+    assert (patch.get_width(), patch.get_height()) == (2.0, 1.0)
+    assert patch.get_facecolor()[:3] == pytest.approx(to_rgb(plotting.COLORS[1]))
+    (label,) = ax.texts
+    assert label.get_text() == "PE(p)" and label.get_position() == (3.0, 7.0)
+    assert (label.get_ha(), label.get_va()) == ("center", "center")
+    assert label.get_fontsize() >= plotting.MIN_FONT_SIZE
+
+
+def test_an_arrow_points_from_its_tail_to_its_head(ax):
+    ax.set(xlim=(0, 10), ylim=(0, 10))
+    plotting.arrow(ax, (1.0, 2.0), (4.0, 6.0))
+    (drawn,) = ax.texts  # an annotation with no text, and its arrow
+    assert drawn.xy == (4.0, 6.0) and drawn.xyann == (1.0, 2.0)
+    assert drawn.arrowprops["arrowstyle"] == "-|>"

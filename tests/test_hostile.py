@@ -99,6 +99,8 @@ SKIP = {
     # beyond what Matplotlib itself checks.
     "sinpe.plotting.animation_html": "renders a Matplotlib animation; its options go "
     "through _validation and each refusal is tested in tests/test_plotting.py",
+    "sinpe.plotting.arrow": "draws (Matplotlib) an arrow between two given points",
+    "sinpe.plotting.box": "draws (Matplotlib) a labelled box at a given point",
     "sinpe.plotting.figure": "draws (Matplotlib)",
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
     "sinpe.plotting.narrow_png": "redraws a Matplotlib figure (a figure is its only input)",

@@ -44,7 +44,8 @@ def test_every_page_renders_cleanly(site, width, visits, screenshots):
         if not _is_figure_problem(problem)
     ]
     assert problems == []
-    assert len(list((screenshots / str(width)).glob("*" + site_check.SCREENSHOT_SUFFIX))) >= len(all_pages)
+    taken = list((screenshots / str(width)).glob("*" + site_check.SCREENSHOT_SUFFIX))
+    assert len(taken) >= len(all_pages)
 
 
 @pytest.mark.parametrize("width", [DESKTOP, PHONE])
