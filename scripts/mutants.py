@@ -119,20 +119,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        'if chosen_layout == "interleaved":\n        table[..., 0::2]',
-        'if chosen_layout != "interleaved":\n        table[..., 0::2]',
+        'if layout == "interleaved":\n        table[..., 0::2]',
+        'if layout != "interleaved":\n        table[..., 0::2]',
         "positional_encoding: interleaved and concat swapped",
     ),
     M(
         "core.py",
-        "return _rational_powers(constant, width // 2, -2, width)",
-        "return _rational_powers(constant, width // 2, -1, width)",
+        "return _rational_powers(base, d_model // 2, -2, d_model)",
+        "return _rational_powers(base, d_model // 2, -1, d_model)",
         "frequencies: exponent i/d instead of 2i/d",
     ),
     M(
         "core.py",
-        "return _rational_powers(constant, width // 2, -2, width)",
-        "return _rational_powers(10000.0, width // 2, -2, width)",
+        "return _rational_powers(base, d_model // 2, -2, d_model)",
+        "return _rational_powers(10000.0, d_model // 2, -2, d_model)",
         "frequencies: base ignored",
     ),
     M(

@@ -405,7 +405,7 @@ def constrained(**rules: Constraint) -> Callable:
     ``validate_params`` does: each named argument is checked (and converted) by its
     rule before the call, in the order declared, and the rules are kept as
     ``function.constraints`` so that the tests derive their hostile calls from them.
-    An argument left at its default is not checked (the default is trusted).
+    A default is checked once, here, and then passed as converted.
     """
 
     def decorate(function: Callable) -> Callable:
@@ -414,8 +414,12 @@ def constrained(**rules: Constraint) -> Callable:
         missing = set(rules) - set(known)
         if missing:
             raise TypeError(f"{function.__name__} has no arguments {sorted(missing)}")
-        order = [(name, rule, known.index(name)) for name, rule in rules.items()]
         positional = code.co_argcount
+        given = function.__defaults__ or ()
+        defaults = dict(zip(known[positional - len(given) : positional], given, strict=True))
+        defaults.update(function.__kwdefaults__ or {})
+        order = [(name, rule, known.index(name)) for name, rule in rules.items()]
+        ready = {name: rules[name](defaults[name], name) for name in rules if name in defaults}
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
@@ -425,12 +429,19 @@ def constrained(**rules: Constraint) -> Callable:
                     args[index] = rule(args[index], name)
                 elif name in kwargs:
                     kwargs[name] = rule(kwargs[name], name)
+                elif name in ready:
+                    kwargs[name] = ready[name]
             return function(*args, **kwargs)
 
         checked.constraints = types.MappingProxyType(rules)
         return checked
 
     return decorate
+
+
+#: The rules most functions share, declared once.
+D_MODEL, BASE, LAYOUT, DTYPE, POSITIONS = Width(), Base(), Layout(), DType(), RealArray()
+FLAG = Flag()
 
 
 def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) -> int:

@@ -1,0 +1,156 @@
+"""Hostile calls derived from the declared argument constraints (issue 31).
+
+A public function declares the rule each argument obeys with
+``sinpe._validation.constrained`` (``@constrained(d_model=D_MODEL, length=Integer(0))``),
+and the rule object that checks the argument is the one read here, from
+``function.constraints``. For every declared argument of every function of
+``tests/test_hostile.py``'s ``CASES`` (the valid arguments are built there), each
+value the rule lists as refused must raise ``TypeError``/``ValueError`` naming the
+argument, and each value it lists as accepted (its bounds, when closed) must give a
+finite result. The generic sweep of ``test_hostile`` stays as it is.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from test_hostile import CASES, _finite
+
+from sinpe import PrecisionWarning, core
+from sinpe._validation import (
+    D_MODEL,
+    Base,
+    Constraint,
+    Flag,
+    Integer,
+    Layout,
+    Options,
+    Real,
+    RealArray,
+    Width,
+    constrained,
+)
+
+#: Accepted boundary values too large to allocate a result for (a width of 2**24):
+#: the rule itself is checked on them, not the function.
+LARGEST_CALLED = 2**16
+
+#: Functions that narrow one argument's range by the others (after its rule): an
+#: accepted bound may still be refused there, by a ValueError that names that argument.
+NARROWED = {
+    "sinpe.core.component": ("index", "its range is first_index .. first_index + d_model - 1"),
+}
+
+
+def declared() -> list[tuple[str, str, Constraint]]:
+    """(function, argument, rule) for every argument a function of CASES declares."""
+    return [
+        (name, argument, rule)
+        for name, case in sorted(CASES.items())
+        for argument, rule in getattr(case.call, "constraints", {}).items()
+    ]
+
+
+def _is_large(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and abs(int(value)) > LARGEST_CALLED
+
+
+def violations(
+    call: Callable[..., Any], make: Callable[[], dict[str, Any]], argument: str, rule: Constraint
+) -> list[str]:
+    """What ``call`` does against ``rule``'s boundary values for ``argument``, when wrong."""
+    found = []
+    for label, value in rule.refused():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call(**{**make(), argument: value})
+        except (TypeError, ValueError) as error:
+            if argument not in str(error):
+                found.append(f"refused {label} {value!r}: message {str(error)!r} lacks the name")
+        else:
+            found.append(f"refused {label} {value!r} was accepted")
+    for label, value in rule.accepted():
+        if _is_large(value):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                warnings.simplefilter("ignore", PrecisionWarning)
+                _finite(call(**{**make(), argument: value}), f"{argument}={value!r}")
+        except Exception as error:  # every failure is reported
+            found.append(f"accepted {label} {value!r} raised {type(error).__name__}: {error}")
+    return found
+
+
+def test_functions_declare_their_constraints():
+    """The modules converted so far declare through ``constrained``; a new public
+    function of theirs should too (its rules are then swept below)."""
+    names = {name for name, _, _ in declared()}
+    assert {"sinpe.core.frequencies", "sinpe.core.positional_encoding"} <= names
+
+
+@pytest.mark.parametrize(
+    ("name", "argument", "rule"),
+    declared(),
+    ids=[f"{name}-{argument}" for name, argument, _ in declared()],
+)
+def test_declared_boundaries(name, argument, rule):
+    case = CASES[name]
+    problems = violations(case.call, case.make, argument, rule)
+    if name in NARROWED:
+        narrowed = f"raised ValueError: {NARROWED[name][0]} "
+        problems = [p for p in problems if not (p.startswith("accepted") and narrowed in p)]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        Integer(0, 5),
+        Integer(-3),
+        D_MODEL,
+        Width(even=False),
+        Real(0.0, 1.0, closed="left"),
+        Real(-1.0, closed="neither"),
+        Real(),
+        Base(),
+        Options("a", "b"),
+        Layout(),
+        Flag(),
+        RealArray(),
+    ],
+    ids=repr,
+)
+def test_each_rule_refuses_what_it_lists_and_accepts_its_bounds(rule):
+    for _, value in rule.refused():
+        with pytest.raises((TypeError, ValueError), match="x"):
+            rule(value, "x")
+    for _, value in rule.accepted():
+        rule(value, "x")
+
+
+def test_a_loose_bound_is_caught():
+    """A mutated rule: ``length`` declared from -1 instead of 0 lets -1 reach NumPy."""
+    loose = constrained(length=Integer(-1))(core.table.__wrapped__)
+    problems = violations(loose, CASES["sinpe.core.table"].make, "length", Integer(-1))
+    assert any(p.startswith("accepted low -1") for p in problems), problems
+
+
+def test_an_odd_width_declared_where_the_formula_needs_pairs_is_caught():
+    loose = constrained(d_model=Width(even=False))(core.positional_encoding.__wrapped__)
+    case = CASES["sinpe.core.positional_encoding"]
+    problems = violations(loose, case.make, "d_model", Width(even=False))
+    assert any(p.startswith("accepted low 1") for p in problems), problems
+
+
+def test_a_function_that_skips_its_check_is_caught():
+    """Declared but not applied: the rule is attached without ``constrained``."""
+    unchecked = core.table.__wrapped__
+    problems = violations(unchecked, CASES["sinpe.core.table"].make, "length", Integer(0))
+    assert any("was accepted" in p for p in problems), problems
+    assert any("lacks the name" in p for p in problems), problems
