@@ -749,8 +749,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")',
-        'k = check_count(n_frequencies, "n_frequencies", minimum=0, hint="such as 8 (the highest multiple)")',
+        'n_frequencies=Integer(hint="such as 8 (the highest multiple)")',
+        'n_frequencies=Integer(0, hint="such as 8 (the highest multiple)")',
         "integer_features: k = 0 accepted",
     ),
     M(
@@ -791,8 +791,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=True, hint="e.g. 10.0")',
-        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=False, hint="e.g. 10.0")',
+        'sigma=Real(0.0, closed="neither", hint="e.g. 10.0")',
+        'sigma=Real(0.0, closed="both", hint="e.g. 10.0")',
         "gaussian_matrix: sigma 0 accepted",
     ),
     M(
@@ -809,9 +809,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'return check_count(value, name, hint="such as 8")',
-        'return check_count(value, name, minimum=0, hint="such as 8")',
-        "_positive_int: 0 accepted (n_frequencies, n_features, n_per_axis)",
+        '_COUNT = Integer(hint="such as 8")',
+        '_COUNT = Integer(0, hint="such as 8")',
+        "_COUNT: 0 accepted (n_frequencies, n_features, n_per_axis)",
     ),
     M(
         "fourier.py",
@@ -828,8 +828,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base)",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base)",
         "distance_by_offset: half angle not halved",
     ),
     M(
@@ -852,8 +852,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model) / 2.0",
         "distance_by_offset: base ignored",
     ),
     M(
@@ -870,8 +870,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        'context = check_count(context, "context", minimum=2, hint="such as 512")',
-        'context = check_count(context, "context", minimum=1, hint="such as 512")',
+        'context=Integer(2, hint="such as 512"), d_model',
+        'context=Integer(1, hint="such as 512"), d_model',
         "nearest_distinct_position: context 1 accepted",
     ),
     M(
