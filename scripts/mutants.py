@@ -591,8 +591,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "constant = check_base(base)",
-        "constant = float(base)",
+        "    base=BASE,\n    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
+        "    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
         "encode: base not validated for non-paper conventions",
     ),
     M(
@@ -621,8 +621,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        'padding_idx, "padding_idx", minimum=0, hint',
-        'padding_idx, "padding_idx", minimum=1, hint',
+        "_PADDING_IDX = Integer(0, hint",
+        "_PADDING_IDX = Integer(1, hint",
         "fairseq_positions: padding_idx 0 rejected",
     ),
     M(
