@@ -470,8 +470,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "alibi.py",
-        'length = check_count(length, "length", hint="such as 16 (the sequence length)")',
-        'length = check_count(length, "length", minimum=0, hint="such as 16 (the sequence length)")',
+        '@constrained(length=Integer(hint="such as 16 (the sequence length)"), n_heads',
+        '@constrained(length=Integer(0, hint="such as 16 (the sequence length)"), n_heads',
         "alibi_bias: length 0 accepted",
     ),
     M(
@@ -482,8 +482,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "alibi.py",
-        'count = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")',
-        'count = check_count(n_heads, "n_heads", hint="such as 8 or 12")',
+        '_HEADS = Integer(1, MAX_HEADS, hint="such as 8 or 12")',
+        '_HEADS = Integer(1, None, hint="such as 8 or 12")',
         "alibi_slopes: no upper limit on n_heads",
     ),
     M(
@@ -924,8 +924,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "binary.py",
-        'n_bits = check_count(n_bits, "n_bits", maximum=62, hint="such as 8")',
-        'n_bits = check_count(n_bits, "n_bits", maximum=63, hint="such as 8")',
+        'n_bits=Integer(1, 62, hint="such as 8")',
+        'n_bits=Integer(1, 63, hint="such as 8")',
         "binary_encoding: 63 bits accepted (int64 sign bit)",
     ),
     M(

@@ -44,6 +44,8 @@ LARGEST_CALLED = 2**16
 NARROWED = {
     "sinpe.core.component": ("index", "its range is first_index .. first_index + d_model - 1"),
     "sinpe.conventions.encode": ("min_timescale", "min_timescale**2 / base must be a float64"),
+    "sinpe.binary.binary_encoding": ("positions", "they must lie in [0, 2**n_bits)"),
+    "sinpe.images.sincos_2d": ("d_model", "it must be a multiple of 4 (two tables of pairs)"),
 }
 
 
