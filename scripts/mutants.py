@@ -315,7 +315,7 @@ MUTANTS: list[Mutant] = [
         "rope.py",
         "if not math.isfinite(value) or value < 1:",
         "if not math.isfinite(value) or value <= 1:",
-        "_check_factor: factor 1 rejected (< vs <=)",
+        "_Factor: factor 1 rejected (< vs <=)",
     ),
     M(
         "rope.py",
