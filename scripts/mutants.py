@@ -228,6 +228,12 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "_validation.py",
+        "if value < MIN_BASE:",
+        "if False:",
+        "Base: a subnormal base accepted (its frequencies overflow)",
+    ),
+    M(
+        "_validation.py",
         "if value == 1.0:",
         "if False:",
         "check_base: base 1 accepted",
@@ -806,6 +812,12 @@ MUTANTS: list[Mutant] = [
         "error = float(np.mean((guess - truth) ** 2))",
         "error = float(np.mean(np.abs(guess - truth)))",
         "psnr: mean absolute instead of mean squared error",
+    ),
+    M(
+        "fourier.py",
+        "scale=Real(-1074.0, 1023.0,",
+        "scale=Real(-1100.0, 1100.0,",
+        "log_spaced_matrix: scale beyond the powers of 2 that float64 holds",
     ),
     M(
         "fourier.py",

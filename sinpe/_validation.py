@@ -3,6 +3,15 @@
 Every check raises a ``TypeError`` (wrong kind of thing) or a ``ValueError``
 (right kind, wrong value) whose message names the offending value and says
 what to pass instead. Nothing here returns NaN or silently switches convention.
+
+The rules are data (:class:`Constraint` and its kinds), declared on a public
+function with :func:`constrained`; ``tests/test_constraints.py`` derives its
+boundary calls from them. Where a rule is a domain, it is the one that keeps the
+formulas inside float64: a ``base`` of at least 2**-1022 (:data:`MIN_BASE`) keeps
+every frequency ``base ** (-2i/d)`` finite and nonzero. Positions are data, not a
+domain (float positions up to 1e308 are accepted, with a warning past 2**53), so
+the phase ``p * w`` of a base below 1 can still overflow: that stays checked
+where it is computed (:func:`check_phases`).
 """
 
 from __future__ import annotations
@@ -25,6 +34,11 @@ SUPPORTED_DTYPES = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.floa
 
 #: Largest integer position that float64 holds exactly (2**53).
 MAX_EXACT_POSITION = 2**53
+
+#: Smallest base accepted: the smallest normal float64. From it up to the largest
+#: float64, every frequency ``base ** (-k / n)`` with ``0 <= k / n <= 1`` is finite
+#: and nonzero; below it (a subnormal base) those of a wide encoding overflow.
+MIN_BASE = 2.0**-1022
 
 #: Widest encoding accepted: far beyond any model (the widest use about 2**14).
 MAX_D_MODEL = 2**24
@@ -209,10 +223,10 @@ class Real(Constraint):
 
 
 class Base(Real):
-    """The constant ``C`` of the encoding: a finite real > 0 other than 1."""
+    """The constant ``C`` of the encoding: a finite real >= :data:`MIN_BASE`, not 1."""
 
     def __init__(self) -> None:
-        super().__init__(0.0, None, closed="neither")
+        super().__init__(MIN_BASE, None, closed="left")
 
     def __call__(self, base: object, name: str = "base") -> float:
         if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
@@ -225,6 +239,12 @@ class Base(Real):
             raise ValueError(
                 f"{name} must be a finite number > 0, got {value!r}; the paper uses 10000.0"
             )
+        if value < MIN_BASE:
+            raise ValueError(
+                f"{name} must be at least 2**-1022 (the smallest normal float64), got "
+                f"{value!r}: below it the frequencies of a wide encoding are outside float64; "
+                f"the paper uses 10000.0"
+            )
         if value == 1.0:
             raise ValueError(
                 f"{name} must not be 1: every frequency would be 1 and all pairs identical; "
@@ -233,10 +253,12 @@ class Base(Real):
         return value
 
     def refused(self) -> list[tuple[str, object]]:
-        return [*super().refused(), ("one", 1.0)]
+        return [*super().refused(), ("zero", 0.0), ("one", 1.0)]
 
     def accepted(self) -> list[tuple[str, object]]:
-        return [("just above 1", float(np.nextafter(1.0, 2.0))), ("paper", np.float32(1e4))]
+        near_one = [("just below 1", float(np.nextafter(1.0, 0.0)))]
+        near_one.append(("just above 1", float(np.nextafter(1.0, 2.0))))
+        return [*super().accepted()[:1], *near_one, ("paper", np.float32(1e4))]
 
 
 class Options(Constraint):

@@ -305,15 +305,12 @@ def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
     the exact value and the same bits on every machine.
     """
     steps = max(count - 1, 1)
-    try:
-        with np.errstate(over="ignore", under="ignore"):
-            values = (
-                smallest
-                * _rational_powers(smallest, count, 1, steps)
-                * _rational_powers(base, count, -1, steps)
-            )
-    except ValueError:
-        values = np.array([np.inf])
+    with np.errstate(over="ignore", under="ignore"):
+        values = (
+            smallest
+            * _rational_powers(smallest, count, 1, steps)
+            * _rational_powers(base, count, -1, steps)
+        )
     if not np.all(np.isfinite(values) & (values > 0)):
         raise ValueError(
             f"min_timescale={smallest!r} with base (max_timescale) {base!r} gives "

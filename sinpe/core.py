@@ -104,7 +104,7 @@ def _nearest_power(base: float, numerator: int, denominator: int) -> float:
             value = exponent.exp()
         nearest = float(value)
         if nearest == 0.0 or math.isinf(nearest):
-            return nearest  # underflow or overflow: the caller raises
+            return nearest  # underflow or overflow: outside the callers' domains
         approx = Fraction(value)
         slack = approx * (2 * abs(int(exponent)) + 4) / Fraction(10) ** (digits - 1)
         here = Fraction(nearest)
@@ -134,19 +134,11 @@ def _rational_powers(base: float, count: int, step: int, denominator: int) -> np
     ``n - 1`` spacing of tensor2tensor, RoPE's): each entry is the float64
     nearest to the exact power, the exponent taken as an exact rational, so the
     result is the same bits on every machine, whatever its ``pow`` or SIMD.
-
-    Raises
-    ------
-    ValueError
-        If an entry overflows float64 or underflows to 0 (an extreme ``base``).
+    Every caller stays where each entry is a finite nonzero float64: a ``base``
+    of at least 2**-1022 (``_validation.MIN_BASE``) with exponents in [-1, 1], or
+    :func:`sinpe.fourier.log_spaced_matrix`'s powers of 2 from -1074 to 1023.
     """
-    values = _powers(float(base), count, step, denominator)
-    if not np.all(np.isfinite(values) & (values > 0)):
-        raise ValueError(
-            f"base={base!r} gives frequencies outside float64 (overflow or underflow "
-            f"to 0); choose a base nearer 1e4"
-        )
-    return values.copy()
+    return _powers(float(base), count, step, denominator).copy()
 
 
 @constrained(d_model=D_MODEL, base=BASE)

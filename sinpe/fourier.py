@@ -281,7 +281,11 @@ def gaussian_matrix(
     return rng.normal(0.0, float(sigma), size=(rows, cols))
 
 
-@constrained(n_per_axis=_COUNT, n_coords=_COUNT, scale=Real(hint="e.g. 10.0"))
+@constrained(
+    n_per_axis=_COUNT,
+    n_coords=_COUNT,
+    scale=Real(-1074.0, 1023.0, hint="e.g. 10.0, as Tancik et al. (2**scale must be a float64)"),
+)
 def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarray:
     """Tancik et al.'s axis-aligned "positional encoding" mapping as a matrix ``B``.
 
@@ -298,7 +302,8 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     n_coords : int
         Dimension of the input points.
     scale : float
-        The largest frequency is ``2^scale - 1``; finite, at most 1100 in size.
+        The largest frequency is ``2^scale - 1``; from -1074 to 1023, where
+        ``2^scale`` is a nonzero float64.
 
     Returns
     -------
@@ -311,8 +316,8 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     TypeError
         If ``n_per_axis`` or ``n_coords`` is not an integer.
     ValueError
-        If either is below 1, ``scale`` is not a finite real number or exceeds
-        1100 in size, or ``B`` would be too large.
+        If either is below 1, ``scale`` is not a finite real number from -1074
+        to 1023, or ``B`` would be too large.
 
     Examples
     --------
@@ -321,11 +326,6 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     [[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [0.0, 0.0], [0.0, 1.0], [0.0, 3.0]]
     """
     count, axes = n_per_axis, n_coords
-    if abs(scale) > 1100:  # 2**scale is outside float64 (the powers would raise anyway)
-        raise ValueError(
-            f"scale must be at most 1100 in size (2**scale overflows float64), got {scale!r}; "
-            f"Tancik et al. use 10"
-        )
     check_entries((count * axes, axes), what="B")
     if count == 1:
         frequencies = np.zeros(1)  # linspace(0, scale, 1) is [0]

@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 from test_hostile import CASES, _finite
 
-from sinpe import PrecisionWarning, core
+from sinpe import PrecisionWarning, core, fourier
 from sinpe._validation import (
     D_MODEL,
+    MIN_BASE,
     Base,
     Constraint,
     Flag,
@@ -157,3 +158,33 @@ def test_a_function_that_skips_its_check_is_caught():
     problems = violations(unchecked, CASES["sinpe.core.table"].make, "length", Integer(0))
     assert any("was accepted" in p for p in problems), problems
     assert any("lacks the name" in p for p in problems), problems
+
+
+# ---------------------------------------------------------------------------------
+# Domains that replace overflow guards inside the formulas (issue 31, item 4)
+
+
+@pytest.mark.parametrize("base", [MIN_BASE, float(np.nextafter(1.0, 0.0)), np.finfo(float).max])
+@pytest.mark.parametrize("width", [2, 64, 2000])
+def test_the_base_domain_keeps_every_frequency_in_float64(base, width):
+    """From 2**-1022 to the largest float64 every w_i = base ** (-2i/d) is finite and
+    nonzero, so frequencies need no overflow check of their own."""
+    omega = core.frequencies(width, base=base)
+    assert np.isfinite(omega).all() and (omega > 0).all()
+    assert np.isfinite(core.component(1.0, width - 1, width, base=base))
+
+
+def test_below_the_base_domain_a_wide_encoding_would_overflow():
+    subnormal = float(np.nextafter(MIN_BASE, 0.0)) / 2**40
+    assert core._nearest_power(subnormal, -1998, 2000) == np.inf  # why the bound is there
+    with pytest.raises(ValueError, match=r"base must be at least 2\*\*-1022.*outside float64"):
+        core.frequencies(4, base=subnormal)
+
+
+@pytest.mark.parametrize("scale", [-1074.0, 1023.0])
+def test_the_scale_domain_keeps_every_power_of_two_in_float64(scale):
+    matrix = fourier.log_spaced_matrix(9, 2, scale)
+    assert np.isfinite(matrix).all()
+    assert np.abs(matrix).max() == (2.0**scale - 1 if scale > 0 else 1.0)
+    with pytest.raises(ValueError, match="scale must be a finite number >= -1074 and <= 1023"):
+        fourier.log_spaced_matrix(9, 2, scale + np.sign(scale) * 0.5)
