@@ -1354,14 +1354,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "claims.py",
-        'slack = check_real(slack, "slack", minimum=0.0, hint="how far the value may move")',
-        'slack = check_real(slack, "slack", minimum=0.0, strict_minimum=True, hint="how far the value may move")',
+        'slack=Real(0.0, hint="how far the value may move")',
+        'slack=Real(0.0, closed="neither", hint="how far the value may move")',
         "settled: slack 0 rejected",
     ),
     M(
         "claims.py",
-        'step = check_real(step, "step", minimum=0.0, strict_minimum=True, hint="e.g. 5")',
-        'step = check_real(step, "step", minimum=0.0, strict_minimum=False, hint="e.g. 5")',
+        'step=Optional(Real(0.0, closed="neither", hint="e.g. 5"))',
+        'step=Optional(Real(0.0, closed="both", hint="e.g. 5"))',
         "settled: step 0 accepted",
     ),
     M(
