@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from test_hostile import CASES, _finite
 
-from sinpe import PrecisionWarning, core, fourier
+from sinpe import PrecisionWarning, core, fourier, geometry
 from sinpe._validation import (
     D_MODEL,
     MIN_BASE,
@@ -151,6 +151,19 @@ def test_a_loose_bound_is_caught():
     loose = constrained(length=Integer(-1))(core.table.__wrapped__)
     problems = violations(loose, CASES["sinpe.core.table"].make, "length", Integer(-1))
     assert any(p.startswith("accepted low -1") for p in problems), problems
+
+
+def test_a_bound_off_by_one_is_caught():
+    """nearest_distinct_position needs two positions: ``Integer(2)`` mutated to
+    ``Integer(1)`` makes the sweep call it with context=1, which has no offset at all."""
+    rules = dict(geometry.nearest_distinct_position.constraints)
+    assert rules["context"].low == 2
+    mutated = {**rules, "context": Integer(1, hint="such as 512")}
+    loose = constrained(**mutated)(geometry.nearest_distinct_position.__wrapped__)
+    case = CASES["sinpe.geometry.nearest_distinct_position"]
+    problems = violations(loose, case.make, "context", mutated["context"])
+    assert any(p.startswith("accepted low 1") for p in problems), problems
+    assert not violations(case.call, case.make, "context", rules["context"])
 
 
 def test_an_odd_width_declared_where_the_formula_needs_pairs_is_caught():
