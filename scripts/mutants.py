@@ -119,20 +119,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "core.py",
-        'if chosen_layout == "interleaved":\n        table[..., 0::2]',
-        'if chosen_layout != "interleaved":\n        table[..., 0::2]',
+        'if layout == "interleaved":\n        table[..., 0::2]',
+        'if layout != "interleaved":\n        table[..., 0::2]',
         "positional_encoding: interleaved and concat swapped",
     ),
     M(
         "core.py",
-        "return _rational_powers(constant, width // 2, -2, width)",
-        "return _rational_powers(constant, width // 2, -1, width)",
+        "return _rational_powers(base, d_model // 2, -2, d_model)",
+        "return _rational_powers(base, d_model // 2, -1, d_model)",
         "frequencies: exponent i/d instead of 2i/d",
     ),
     M(
         "core.py",
-        "return _rational_powers(constant, width // 2, -2, width)",
-        "return _rational_powers(10000.0, width // 2, -2, width)",
+        "return _rational_powers(base, d_model // 2, -2, d_model)",
+        "return _rational_powers(10000.0, d_model // 2, -2, d_model)",
         "frequencies: base ignored",
     ),
     M(
@@ -228,6 +228,12 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "_validation.py",
+        "if value < MIN_BASE:",
+        "if False:",
+        "Base: a subnormal base accepted (its frequencies overflow)",
+    ),
+    M(
+        "_validation.py",
         "if value == 1.0:",
         "if False:",
         "check_base: base 1 accepted",
@@ -315,7 +321,7 @@ MUTANTS: list[Mutant] = [
         "rope.py",
         "if not math.isfinite(value) or value < 1:",
         "if not math.isfinite(value) or value <= 1:",
-        "_check_factor: factor 1 rejected (< vs <=)",
+        "_Factor: factor 1 rejected (< vs <=)",
     ),
     M(
         "rope.py",
@@ -470,8 +476,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "alibi.py",
-        'length = check_count(length, "length", hint="such as 16 (the sequence length)")',
-        'length = check_count(length, "length", minimum=0, hint="such as 16 (the sequence length)")',
+        '@constrained(length=Integer(hint="such as 16 (the sequence length)"), n_heads',
+        '@constrained(length=Integer(0, hint="such as 16 (the sequence length)"), n_heads',
         "alibi_bias: length 0 accepted",
     ),
     M(
@@ -482,8 +488,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "alibi.py",
-        'count = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")',
-        'count = check_count(n_heads, "n_heads", hint="such as 8 or 12")',
+        '_HEADS = Integer(1, MAX_HEADS, hint="such as 8 or 12")',
+        '_HEADS = Integer(1, None, hint="such as 8 or 12")',
         "alibi_slopes: no upper limit on n_heads",
     ),
     M(
@@ -591,8 +597,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "constant = check_base(base)",
-        "constant = float(base)",
+        "    base=BASE,\n    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
+        "    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
         "encode: base not validated for non-paper conventions",
     ),
     M(
@@ -621,8 +627,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        'padding_idx, "padding_idx", minimum=0, hint',
-        'padding_idx, "padding_idx", minimum=1, hint',
+        "_PADDING_IDX = Integer(0, hint",
+        "_PADDING_IDX = Integer(1, hint",
         "fairseq_positions: padding_idx 0 rejected",
     ),
     M(
@@ -749,8 +755,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")',
-        'k = check_count(n_frequencies, "n_frequencies", minimum=0, hint="such as 8 (the highest multiple)")',
+        'n_frequencies=Integer(hint="such as 8 (the highest multiple)")',
+        'n_frequencies=Integer(0, hint="such as 8 (the highest multiple)")',
         "integer_features: k = 0 accepted",
     ),
     M(
@@ -791,8 +797,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=True, hint="e.g. 10.0")',
-        'sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=False, hint="e.g. 10.0")',
+        'sigma=Real(0.0, closed="neither", hint="e.g. 10.0")',
+        'sigma=Real(0.0, closed="both", hint="e.g. 10.0")',
         "gaussian_matrix: sigma 0 accepted",
     ),
     M(
@@ -809,9 +815,15 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        'return check_count(value, name, hint="such as 8")',
-        'return check_count(value, name, minimum=0, hint="such as 8")',
-        "_positive_int: 0 accepted (n_frequencies, n_features, n_per_axis)",
+        "scale=Real(-1074.0, 1023.0,",
+        "scale=Real(-1100.0, 1100.0,",
+        "log_spaced_matrix: scale beyond the powers of 2 that float64 holds",
+    ),
+    M(
+        "fourier.py",
+        '_COUNT = Integer(hint="such as 8")',
+        '_COUNT = Integer(0, hint="such as 8")',
+        "_COUNT: 0 accepted (n_frequencies, n_features, n_per_axis)",
     ),
     M(
         "fourier.py",
@@ -828,8 +840,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base)",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base)",
         "distance_by_offset: half angle not halved",
     ),
     M(
@@ -852,8 +864,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = delta[..., np.newaxis] * frequencies(d_model) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
+        "half_angles = offsets[..., np.newaxis] * frequencies(d_model) / 2.0",
         "distance_by_offset: base ignored",
     ),
     M(
@@ -870,8 +882,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        'context = check_count(context, "context", minimum=2, hint="such as 512")',
-        'context = check_count(context, "context", minimum=1, hint="such as 512")',
+        'context=Integer(2, hint="such as 512"), d_model',
+        'context=Integer(1, hint="such as 512"), d_model',
         "nearest_distinct_position: context 1 accepted",
     ),
     M(
@@ -924,8 +936,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "binary.py",
-        'n_bits = check_count(n_bits, "n_bits", maximum=62, hint="such as 8")',
-        'n_bits = check_count(n_bits, "n_bits", maximum=63, hint="such as 8")',
+        'n_bits=Integer(1, 62, hint="such as 8")',
+        'n_bits=Integer(1, 63, hint="such as 8")',
         "binary_encoding: 63 bits accepted (int64 sign bit)",
     ),
     M(
@@ -1342,14 +1354,14 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "claims.py",
-        'slack = check_real(slack, "slack", minimum=0.0, hint="how far the value may move")',
-        'slack = check_real(slack, "slack", minimum=0.0, strict_minimum=True, hint="how far the value may move")',
+        'slack=Real(0.0, hint="how far the value may move")',
+        'slack=Real(0.0, closed="neither", hint="how far the value may move")',
         "settled: slack 0 rejected",
     ),
     M(
         "claims.py",
-        'step = check_real(step, "step", minimum=0.0, strict_minimum=True, hint="e.g. 5")',
-        'step = check_real(step, "step", minimum=0.0, strict_minimum=False, hint="e.g. 5")',
+        'step=Optional(Real(0.0, closed="neither", hint="e.g. 5"))',
+        'step=Optional(Real(0.0, closed="both", hint="e.g. 5"))',
         "settled: step 0 accepted",
     ),
     M(

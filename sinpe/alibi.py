@@ -14,12 +14,15 @@ import math
 import numpy as np
 
 from sinpe._schemes import AttentionScheme
-from sinpe._validation import check_count, check_entries
+from sinpe._validation import Integer, check_entries, constrained
 
 __all__ = ["MAX_HEADS", "alibi_bias", "alibi_slopes"]
 
 #: The most heads :func:`alibi_slopes` computes slopes for (models use 8 to 128).
 MAX_HEADS = 65536
+
+#: The rule of ``n_heads``.
+_HEADS = Integer(1, MAX_HEADS, hint="such as 8 or 12")
 
 
 def _power_of_two_slopes(n_heads: int) -> list[float]:
@@ -27,6 +30,7 @@ def _power_of_two_slopes(n_heads: int) -> list[float]:
     return [start * start**index for index in range(n_heads)]
 
 
+@constrained(n_heads=_HEADS)
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """The head slopes ``(n_heads,)`` exactly as ofirpress/attention_with_linear_biases has them.
 
@@ -45,7 +49,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     >>> alibi_slopes(3).tolist()   # two heads' 2^-4, 2^-8, then four heads' first
     [0.0625, 0.00390625, 0.25]
     """
-    count = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")
+    count = n_heads
     if math.log2(count).is_integer():
         return np.array(_power_of_two_slopes(count))
     closest = 2 ** math.floor(math.log2(count))
@@ -53,6 +57,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     return np.concatenate([_power_of_two_slopes(closest), extra])
 
 
+@constrained(length=Integer(hint="such as 16 (the sequence length)"), n_heads=_HEADS)
 def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     """Bias ``-m_h |i - j|`` of shape ``(n_heads, length, length)`` for the attention scores.
 
@@ -67,8 +72,7 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     >>> (alibi_bias(1, 3)[0] * 256).tolist()   # one head: slope 1/256
     [[-0.0, -1.0, -2.0], [-1.0, -0.0, -1.0], [-2.0, -1.0, -0.0]]
     """
-    length = check_count(length, "length", hint="such as 16 (the sequence length)")
-    heads = check_count(n_heads, "n_heads", maximum=MAX_HEADS, hint="such as 8 or 12")
+    heads = n_heads
     check_entries((heads, length, length), what="the bias")
     distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])
     return -alibi_slopes(n_heads)[:, None, None] * distance

@@ -11,16 +11,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import (
-    check_count,
-    check_real_array,
-)
+from sinpe._validation import POSITIONS, Integer, constrained
 
 __all__ = [
     "binary_encoding",
 ]
 
 
+@constrained(n_bits=Integer(1, 62, hint="such as 8"), positions=POSITIONS)
 def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     """The binary counter as a position encoding: bit ``b`` of ``floor(p)``, as 0 or 1.
 
@@ -37,9 +35,7 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()
     [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
     """
-    # at most 62: the bits of an int64 without its sign bit
-    n_bits = check_count(n_bits, "n_bits", maximum=62, hint="such as 8")
-    where = check_real_array(positions, name="positions")
+    where = positions  # n_bits at most 62: the bits of an int64 without its sign bit
     if np.any(where < 0) or np.any(where >= 2.0**n_bits):
         raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
     whole = np.floor(where).astype(np.int64)

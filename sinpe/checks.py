@@ -36,11 +36,12 @@ from sinpe._table_scan import (
     _work_dtype,
 )
 from sinpe._validation import (
-    check_choice,
-    check_d_model,
+    D_MODEL,
+    Options,
+    Real,
     check_entries,
-    check_real,
     check_real_array,
+    constrained,
 )
 from sinpe.core import positional_encoding
 
@@ -69,6 +70,7 @@ class TableReport:
         return "\n".join(lines)
 
 
+@constrained(tolerance=Real(0.0, hint="e.g. 1e-3"))
 def inspect_table(
     table: npt.ArrayLike, positions: npt.ArrayLike | None = None, *, tolerance: float = 1e-3
 ) -> TableReport:
@@ -117,7 +119,6 @@ def inspect_table(
     >>> inspect_table(bug).valid
     False
     """
-    tolerance = check_real(tolerance, "tolerance", minimum=0.0, hint="e.g. 1e-3")
     values = _as_table(table)
     if values.ndim != 2 or values.shape[0] < 3 or values.shape[1] < 1:
         raise ValueError(f"table must have shape (n >= 3, d >= 1), got {values.shape}")
@@ -321,6 +322,7 @@ _GALLERY = (
 BUGGY_TABLES: dict[str, BuggyTable] = {bug.name: bug for bug in _GALLERY}
 
 
+@constrained(name=Options(*BUGGY_TABLES), d_model=D_MODEL)
 def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray:
     """The table of ``positions`` ``(n,)`` with the bug :data:`BUGGY_TABLES` ``[name]``.
 
@@ -334,11 +336,10 @@ def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray
     >>> bool(np.allclose(table[:, 0::2], np.sin(np.arange(3))[:, None]))  # frequency 1 twice
     True
     """
-    check_choice(name, "name", tuple(BUGGY_TABLES))
     where = check_real_array(positions, name="positions")
     if where.ndim != 1:
         raise ValueError(f"positions must be a 1-D array, got shape {where.shape}")
-    width = check_d_model(d_model)
+    width = d_model
     check_entries((where.shape[0], width), what="the table")
     with np.errstate(over="ignore", invalid="ignore"):
         table = BUGGY_TABLES[name].build(where, width)

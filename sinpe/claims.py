@@ -13,6 +13,7 @@ verdicts.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sinpe._validation import check_real
+from sinpe._validation import Optional, Real, constrained
 
 __all__ = [
     "EVIDENCE",
@@ -220,6 +221,11 @@ def judge(
     return Verdict(claim, verdict, reason, evidence, scope)
 
 
+@constrained(
+    value=Real(),
+    slack=Real(0.0, hint="how far the value may move"),
+    step=Optional(Real(0.0, closed="neither", hint="e.g. 5")),
+)
 def settled(value: float, spec: str, *, slack: float, step: float | None = None) -> str:
     """Format a number to digits that last-bit differences between machines cannot change.
 
@@ -240,6 +246,13 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
     step : real, optional
         Round to a multiple of ``step`` first (e.g. ``5`` for "about 45 %").
 
+    Raises
+    ------
+    AssertionError
+        If the requested digits are not settled: print fewer digits, or a bound.
+    ValueError
+        For a bad argument, or a ``step`` so small that ``value / step`` overflows.
+
     Examples
     --------
     >>> settled(0.4712, ".2f", slack=1e-6)
@@ -251,10 +264,11 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
     ...
     AssertionError: 0.4750000001 +- 1e-06 prints as 0.47 .. 0.48 with '.2f': print fewer digits
     """
-    value = check_real(value, "value")
-    slack = check_real(slack, "slack", minimum=0.0, hint="how far the value may move")
-    if step is not None:
-        step = check_real(step, "step", minimum=0.0, strict_minimum=True, hint="e.g. 5")
+    if step is not None and not math.isfinite((abs(value) + slack) / step):
+        raise ValueError(
+            f"step={step!r} is too small for value={value!r}: value / step overflows float64; "
+            f"pass a step such as 5"
+        )
 
     def shown(x: float) -> str:
         return format(round(x / step) * step if step else float(x), spec)

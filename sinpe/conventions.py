@@ -48,13 +48,15 @@ import numpy.typing as npt
 
 from sinpe._trig import sincos
 from sinpe._validation import (
-    check_base,
-    check_count,
+    BASE,
+    DTYPE,
+    POSITIONS,
+    Integer,
+    Optional,
+    Real,
     check_d_model,
-    check_dtype,
     check_phases,
-    check_real,
-    check_real_array,
+    constrained,
     warn_if_unresolvable,
 )
 from sinpe.core import _rational_powers, positional_encoding
@@ -289,10 +291,7 @@ def _spaced_frequencies(count: int, spacing: str, base: float, convention: str) 
     return _rational_powers(base, count, -1, max(count - 1, 1))
 
 
-def _check_padding_idx(padding_idx: object) -> int:
-    return check_count(
-        padding_idx, "padding_idx", minimum=0, hint="such as 1 (fairseq's dictionaries), or None"
-    )
+_PADDING_IDX = Integer(0, hint="such as 1 (fairseq's dictionaries), or None")
 
 
 def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
@@ -302,15 +301,12 @@ def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
     within 2 ulp of the exact value, the same bits on every machine.
     """
     steps = max(count - 1, 1)
-    try:
-        with np.errstate(over="ignore", under="ignore"):
-            values = (
-                smallest
-                * _rational_powers(smallest, count, 1, steps)
-                * _rational_powers(base, count, -1, steps)
-            )
-    except ValueError:
-        values = np.array([np.inf])
+    with np.errstate(over="ignore", under="ignore"):
+        values = (
+            smallest
+            * _rational_powers(smallest, count, 1, steps)
+            * _rational_powers(base, count, -1, steps)
+        )
     if not np.all(np.isfinite(values) & (values > 0)):
         raise ValueError(
             f"min_timescale={smallest!r} with base (max_timescale) {base!r} gives "
@@ -330,6 +326,12 @@ _NO_WIDTH_ONE = {
 }
 
 
+@constrained(
+    min_timescale=Optional(Real(0.0, closed="neither", hint="e.g. 1.0")),
+    base=BASE,
+    dtype=DTYPE,
+    positions=POSITIONS,
+)
 def encode(
     positions: npt.ArrayLike,
     d_model: int,
@@ -416,11 +418,8 @@ def encode(
             f"convention='tensor2tensor'"
         )
     if rule.name == "fairseq" and padding_idx is not None:
-        padding_idx = _check_padding_idx(padding_idx)
-    if min_timescale is not None:
-        smallest = check_real(
-            min_timescale, "min_timescale", minimum=0.0, strict_minimum=True, hint="e.g. 1.0"
-        )
+        padding_idx = _PADDING_IDX(padding_idx, "padding_idx")
+    smallest = min_timescale
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
     width = check_d_model(d_model, even=rule.odd_width == "raise")
@@ -428,9 +427,7 @@ def encode(
         raise ValueError(
             f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
         )
-    constant = check_base(base)
-    out_dtype = check_dtype(dtype)
-    where = check_real_array(positions, name="positions")
+    constant, out_dtype, where = base, dtype, positions
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
         sin_freq = _rational_powers(constant, sin_count, -2, width)
@@ -455,6 +452,7 @@ def encode(
     return table.astype(out_dtype, copy=False)
 
 
+@constrained(padding_idx=Optional(_PADDING_IDX))
 def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.ndarray:
     """fairseq's ``make_positions``: table rows for a (left- or right-) padded batch.
 
@@ -477,7 +475,7 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
         raise TypeError(f"tokens must be integer ids, got dtype {ids.dtype}")
     if ids.ndim == 0:
         raise ValueError("tokens must have a sequence axis, got a scalar")
-    padding_idx = 0 if padding_idx is None else _check_padding_idx(padding_idx)
+    padding_idx = 0 if padding_idx is None else padding_idx
     mask = (ids != padding_idx).astype(np.int64)
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 

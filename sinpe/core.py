@@ -34,17 +34,22 @@ import numpy.typing as npt
 
 from sinpe._trig import sincos
 from sinpe._validation import (
-    check_base,
-    check_count,
+    BASE,
+    D_MODEL,
+    DTYPE,
+    FLAG,
+    LAYOUT,
+    POSITIONS,
+    Integer,
+    Layout,
+    Real,
     check_d_model,
     check_dtype,
     check_entries,
     check_finite_entries,
-    check_flag,
-    check_layout,
     check_phases,
     check_real,
-    check_real_array,
+    constrained,
     warn_if_imprecise,
     warn_if_unresolvable,
 )
@@ -89,7 +94,7 @@ def _nearest_power(base: float, numerator: int, denominator: int) -> float:
             value = exponent.exp()
         nearest = float(value)
         if nearest == 0.0 or math.isinf(nearest):
-            return nearest  # underflow or overflow: the caller raises
+            return nearest  # underflow or overflow: outside the callers' domains
         approx = Fraction(value)
         slack = approx * (2 * abs(int(exponent)) + 4) / Fraction(10) ** (digits - 1)
         here = Fraction(nearest)
@@ -114,17 +119,15 @@ def _powers(base: float, count: int, step: int, denominator: int) -> np.ndarray:
 
 def _rational_powers(base: float, count: int, step: int, denominator: int) -> np.ndarray:
     """``base ** (step * k / denominator)`` for ``k < count``, correctly rounded: the kernel
-    of every frequency ladder; ValueError if an entry leaves float64.
+    of every frequency ladder. Every caller stays where each entry is a finite nonzero
+    float64: a ``base`` of at least 2**-1022 (``_validation.MIN_BASE``) with exponents
+    in [-1, 1], or :func:`sinpe.fourier.log_spaced_matrix`'s powers of 2 from -1074
+    to 1023.
     """
-    values = _powers(float(base), count, step, denominator)
-    if not np.all(np.isfinite(values) & (values > 0)):
-        raise ValueError(
-            f"base={base!r} gives frequencies outside float64 (overflow or underflow "
-            f"to 0); choose a base nearer 1e4"
-        )
-    return values.copy()
+    return _powers(float(base), count, step, denominator).copy()
 
 
+@constrained(d_model=D_MODEL, base=BASE)
 def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies ``w_i = base ** (-2 i / d_model)`` of the ``d_model / 2`` pairs.
 
@@ -164,9 +167,7 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     >>> sinpe.frequencies(8)
     array([1.   , 0.1  , 0.01 , 0.001])
     """
-    width = check_d_model(d_model)
-    constant = check_base(base)
-    return _rational_powers(constant, width // 2, -2, width)
+    return _rational_powers(base, d_model // 2, -2, d_model)
 
 
 def wavelengths(d_model: int, *, base: float = 10000.0) -> np.ndarray:
@@ -184,6 +185,7 @@ def wavelengths(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     return 2.0 * np.pi / frequencies(d_model, base=base)
 
 
+@constrained(layout=LAYOUT, dtype=DTYPE, d_model=D_MODEL, base=BASE, positions=POSITIONS)
 def positional_encoding(
     positions: npt.ArrayLike,
     d_model: int,
@@ -251,26 +253,30 @@ def positional_encoding(
     >>> sinpe.positional_encoding(0, 4, layout="concat")
     array([0., 0., 1., 1.])
     """
-    chosen_layout = check_layout(layout)
-    out_dtype = check_dtype(dtype)
     angular = frequencies(d_model, base=base)
-    where = check_real_array(positions, name="positions")
     with np.errstate(over="ignore"):
-        phases = where[..., np.newaxis] * angular  # (..., d/2)
+        phases = positions[..., np.newaxis] * angular  # (..., d/2)
     check_phases(phases)
-    warn_if_imprecise(where, float(base))
-    table = np.empty((*where.shape, angular.size * 2), dtype=np.float64)
+    warn_if_imprecise(positions, base)
+    table = np.empty((*positions.shape, angular.size * 2), dtype=np.float64)
     sines, cosines = sincos(phases)  # the same bits on every machine (sinpe._trig)
-    if chosen_layout == "interleaved":
+    if layout == "interleaved":
         table[..., 0::2] = sines
         table[..., 1::2] = cosines
     else:
         table[..., : angular.size] = sines
         table[..., angular.size :] = cosines
-    warn_if_unresolvable(where, out_dtype)
-    return table.astype(out_dtype, copy=False)
+    warn_if_unresolvable(positions, dtype)
+    return table.astype(dtype, copy=False)
 
 
+@constrained(
+    d_model=D_MODEL,
+    base=BASE,
+    first_index=Integer(0, 1, hint="0 or 1"),
+    index=Integer(-(2**62), hint="such as 0"),
+    positions=POSITIONS,
+)
 def component(
     positions: npt.ArrayLike,
     index: int,
@@ -301,16 +307,12 @@ def component(
     >>> float(sinpe.component(0.0, 8, 8, first_index=1))  # the last cosine: cos(0)
     1.0
     """
-    width = check_d_model(d_model)
-    constant = check_base(base)
-    first_index = check_count(first_index, "first_index", minimum=0, maximum=1, hint="0 or 1")
-    index = check_count(index, "index", minimum=-(2**62), hint="such as 0")
+    width, constant, where = d_model, base, positions
     if not first_index <= index < width + first_index:
         raise ValueError(
             f"index {index} is out of range for d_model={width} counted from {first_index}; "
             f"use {first_index} .. {width + first_index - 1}"
         )
-    where = check_real_array(positions, name="positions")
     if first_index == 1:
         pair = (index + 1) // 2 - 1  # the one-indexed i = 1 .. d/2, as i - 1
         sine = index % 2 == 1
@@ -325,6 +327,7 @@ def component(
     return sincos(phases)[0 if sine else 1]
 
 
+@constrained(start=Real(hint="the position of the first row, such as 0"), scale=FLAG)
 def add_positional_encoding(
     embeddings: npt.ArrayLike,
     *,
@@ -379,8 +382,6 @@ def add_positional_encoding(
         )
     if not np.isfinite(array).all():
         raise ValueError("embeddings contain NaN or infinite values")
-    start = check_real(start, "start", hint="the position of the first row, such as 0")
-    scale = check_flag(scale, "scale")
     seq, width = array.shape[-2], array.shape[-1]
     check_d_model(width, name="the last axis of embeddings (d_model)")
     table = positional_encoding(start + np.arange(seq), width, base=base, dtype=np.float64)
@@ -395,6 +396,9 @@ def add_positional_encoding(
     return result
 
 
+@constrained(
+    d_model=D_MODEL, source=Layout(what="source layout"), target=Layout(what="target layout")
+)
 def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
     """Index array ``perm`` with ``table_in_target = table_in_source[..., perm]``.
 
@@ -406,9 +410,7 @@ def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
     >>> sinpe.layout_permutation(6, "concat", "interleaved")
     array([0, 3, 1, 4, 2, 5])
     """
-    width = check_d_model(d_model)
-    check_layout(source, name="source layout")
-    check_layout(target, name="target layout")
+    width = d_model
     half = width // 2
     # to_interleaved[j] = column of the source that holds interleaved column j.
     pair, is_cos = np.divmod(np.arange(width), 2)
@@ -442,6 +444,7 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
     return array[..., perm]
 
 
+@constrained(k=Real(hint="the shift, such as 3"), layout=LAYOUT)
 def shift_matrix(
     k: float, d_model: int, *, base: float = 10000.0, layout: str = "interleaved"
 ) -> np.ndarray:
@@ -468,8 +471,7 @@ def shift_matrix(
     >>> bool(np.allclose(sinpe.shift_matrix(-3, 8), m.T))
     True
     """
-    k = check_real(k, "k", hint="the shift, such as 3")
-    chosen_layout = check_layout(layout)
+    chosen_layout = layout
     with np.errstate(over="ignore"):
         angles = float(k) * frequencies(d_model, base=base)
     check_phases(angles)
@@ -487,6 +489,12 @@ def shift_matrix(
     return matrix
 
 
+@constrained(
+    length=Integer(0, hint="such as 512"),
+    layout=LAYOUT,
+    dtype=DTYPE,
+    d_model=D_MODEL,
+)
 def table(
     length: int,
     d_model: int,
@@ -521,7 +529,6 @@ def table(
     >>> sinpe.table(2, 4, layout="concat").round(6).tolist()  # positions 0 and 1
     [[0.0, 0.0, 1.0, 1.0], [0.841471, 0.01, 0.540302, 0.99995]]
     """
-    length = check_count(length, "length", minimum=0, hint="such as 512")
     check_real(start, "start", hint="the position of the first row, such as 0")
     if isinstance(start, numbers.Integral) and abs(int(start)) + int(length) > 2**53:
         raise ValueError(
@@ -529,9 +536,8 @@ def table(
             f"float64 cannot hold exactly; shift the positions (PE(p + k) is a rotation "
             f"of PE(p))"
         )
-    chosen_layout = check_layout(layout)
-    out_dtype = check_dtype(dtype)
-    check_entries((length, check_d_model(d_model)), what="the table")
+    chosen_layout, out_dtype = layout, dtype
+    check_entries((length, d_model), what="the table")
     angular = frequencies(d_model, base=base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK
     out = np.empty((rows, 2 * half), dtype=out_dtype)

@@ -19,11 +19,12 @@ import numpy.typing as npt
 from sinpe import nn
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
+    FLAG,
     check_choice,
     check_count,
-    check_flag,
     check_instance,
     check_integer_array,
+    constrained,
 )
 from sinpe.rope import SCALING_METHODS, scaled_frequencies, yarn_temperature
 
@@ -36,6 +37,7 @@ __all__ = [
 
 
 @one_blas_thread
+@constrained(per_position=FLAG, causal=FLAG)
 def token_accuracy(
     model: nn.TokenModel,
     tokens: np.ndarray,
@@ -71,8 +73,7 @@ def token_accuracy(
     wanted = check_integer_array(targets, "targets", ndim=2, hint="np.array([[1, 2, 3]])")
     if wanted.shape != ids.shape:
         raise ValueError(f"targets must have the shape of tokens, {ids.shape}, got {wanted.shape}")
-    per_position = check_flag(per_position, "per_position")
-    mask = nn.causal_mask(ids.shape[-1]) if check_flag(causal, "causal") else None
+    mask = nn.causal_mask(ids.shape[-1]) if causal else None
     correct = model.forward(ids, mask=mask).argmax(axis=-1) == wanted  # (B, T)
     return correct.mean(axis=0) if per_position else float(correct.mean())
 

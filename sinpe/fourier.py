@@ -30,13 +30,16 @@ import numpy.typing as npt
 
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
-    check_count,
+    FLAG,
+    POSITIONS,
+    Integer,
+    Optional,
+    Real,
     check_entries,
-    check_flag,
     check_pair,
     check_phases,
-    check_real,
     check_real_array,
+    constrained,
 )
 from sinpe.core import _rational_powers
 
@@ -55,6 +58,7 @@ __all__ = [
 NERF_CONVENTIONS = ("paper", "official")
 
 
+@constrained(n_frequencies=Integer(hint="such as 8 (the highest multiple)"), x=POSITIONS)
 def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     """``[sin x, cos x, sin 2x, cos 2x, ..., sin kx, cos kx]`` on a new last axis.
 
@@ -80,8 +84,7 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     >>> integer_features(np.pi / 2, 2).round(12).tolist()
     [1.0, 0.0, 0.0, -1.0]
     """
-    k = check_count(n_frequencies, "n_frequencies", hint="such as 8 (the highest multiple)")
-    angles = check_real_array(x, name="x")
+    k, angles = n_frequencies, x
     check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)
     phases = angles[..., np.newaxis] * multiples  # (..., k)
@@ -98,8 +101,8 @@ def _coordinates(x: npt.ArrayLike) -> np.ndarray:
     return points
 
 
-def _positive_int(value: object, name: str) -> int:
-    return check_count(value, name, hint="such as 8")
+#: A count of features, coordinates or frequencies.
+_COUNT = Integer(hint="such as 8")
 
 
 def _linear_frequencies(count: int) -> np.ndarray:
@@ -114,6 +117,7 @@ def _linear_frequencies(count: int) -> np.ndarray:
     return np.array([float(1 + Fraction(k * span, count - 1)) for k in range(count)])
 
 
+@constrained(n_frequencies=_COUNT, include_input=Optional(FLAG), log_sampling=FLAG)
 def nerf_encoding(
     x: npt.ArrayLike,
     n_frequencies: int,
@@ -172,14 +176,11 @@ def nerf_encoding(
     1.0
     """
     points = _coordinates(x)
-    count = _positive_int(n_frequencies, "n_frequencies")
+    count = n_frequencies
     if convention not in NERF_CONVENTIONS:
         raise ValueError(f"unknown convention {convention!r}; use 'paper' or 'official'")
-    if include_input is None:
-        include = convention == "official"
-    else:
-        include = check_flag(include_input, "include_input")
-    linear = not check_flag(log_sampling, "log_sampling")
+    include = convention == "official" if include_input is None else include_input
+    linear = not log_sampling
     if count > 1000:
         raise ValueError(
             f"n_frequencies={count} gives frequencies up to 2**{count - 1}, beyond what "
@@ -203,6 +204,9 @@ def nerf_encoding(
     return blocks.reshape(*points.shape[:-1], -1)
 
 
+@constrained(
+    n_features=_COUNT, n_coords=_COUNT, sigma=Real(0.0, closed="neither", hint="e.g. 10.0")
+)
 def gaussian_matrix(
     n_features: int, n_coords: int, sigma: float, rng: np.random.Generator
 ) -> np.ndarray:
@@ -211,13 +215,16 @@ def gaussian_matrix(
     Tancik et al.'s Gaussian Fourier features: ``sigma > 0`` is the scale they
     tune (10 for their 2-D images); the features are ``2 n_features`` values.
     """
-    rows = _positive_int(n_features, "n_features")
-    cols = _positive_int(n_coords, "n_coords")
-    sigma = check_real(sigma, "sigma", minimum=0.0, strict_minimum=True, hint="e.g. 10.0")
+    rows, cols = n_features, n_coords
     check_entries((rows, cols), what="B")
     return rng.normal(0.0, float(sigma), size=(rows, cols))
 
 
+@constrained(
+    n_per_axis=_COUNT,
+    n_coords=_COUNT,
+    scale=Real(-1074.0, 1023.0, hint="e.g. 10.0, as Tancik et al. (2**scale must be a float64)"),
+)
 def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarray:
     """Tancik et al.'s axis-aligned "positional encoding" mapping as a matrix ``B``.
 
@@ -225,7 +232,8 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     their 2-D regression notebook), so ``B`` has ``n_per_axis * n_coords`` rows:
     the frequencies of axis 0 in its first column, then those of axis 1, ...
     Each power is correctly rounded (its exponent an exact fraction), so ``B``
-    has the same bits on every machine. ``|scale|`` is at most 1100.
+    has the same bits on every machine. ``scale`` is from -1074 to 1023, where
+    ``2^scale`` is a nonzero float64.
 
     Examples
     --------
@@ -233,14 +241,7 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     >>> log_spaced_matrix(3, 2, 2.0).tolist()
     [[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [0.0, 0.0], [0.0, 1.0], [0.0, 3.0]]
     """
-    count = _positive_int(n_per_axis, "n_per_axis")
-    axes = _positive_int(n_coords, "n_coords")
-    scale = check_real(scale, "scale", hint="e.g. 10.0")
-    if abs(scale) > 1100:  # 2**scale is outside float64 (the powers would raise anyway)
-        raise ValueError(
-            f"scale must be at most 1100 in size (2**scale overflows float64), got {scale!r}; "
-            f"Tancik et al. use 10"
-        )
+    count, axes = n_per_axis, n_coords
     check_entries((count * axes, axes), what="B")
     if count == 1:
         frequencies = np.zeros(1)  # linspace(0, scale, 1) is [0]
@@ -303,6 +304,7 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     return float("inf") if error == 0 else float(-10.0 * np.log10(error))
 
 
+@constrained(size=Integer(1, 480, hint="a divisor of 480 such as 96"))
 def hopper_image(size: int = 96) -> np.ndarray:
     """Matplotlib's photograph of Grace Hopper: its central 480 x 480 pixels, averaged down.
 
@@ -314,7 +316,7 @@ def hopper_image(size: int = 96) -> np.ndarray:
     from matplotlib import cbook
     from matplotlib.image import imread
 
-    side = check_count(size, "size", maximum=480, hint="a divisor of 480 such as 96")
+    side = size
     if 480 % side:
         raise ValueError(f"size must divide 480 (the crop is averaged in blocks), got {side}")
     with cbook.get_sample_data("grace_hopper.jpg") as file:
@@ -371,6 +373,7 @@ def interpolation_split(
 
 
 @one_blas_thread
+@constrained(ridge=Real(0.0, closed="neither", hint="such as 1e-3"))
 def feature_regression(
     train_features: npt.ArrayLike,
     train_targets: npt.ArrayLike,
@@ -408,7 +411,7 @@ def feature_regression(
             f"train_features {train.shape} and train_targets {targets.shape} need the same "
             f"rows, and test_features {test.shape} the same columns as train_features"
         )
-    penalty = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="such as 1e-3")
+    penalty = ridge
     design = np.hstack([train, np.ones((train.shape[0], 1))])
     with np.errstate(over="ignore", invalid="ignore"):
         gram = design.T @ design + penalty * np.eye(design.shape[1])

@@ -16,11 +16,15 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
+    BASE,
+    D_MODEL,
+    POSITIONS,
+    Integer,
     check_count,
-    check_d_model,
     check_entries,
     check_phases,
     check_real_array,
+    constrained,
 )
 from sinpe.core import frequencies
 
@@ -36,6 +40,7 @@ __all__ = [
 ]
 
 
+@constrained(offsets=POSITIONS, d_model=D_MODEL, base=BASE)
 def dot_product_by_offset(
     offsets: npt.ArrayLike, d_model: int, *, base: float = 10000.0
 ) -> np.ndarray:
@@ -52,13 +57,13 @@ def dot_product_by_offset(
     >>> geometry.dot_product_by_offset([0, 1, -1], 8).round(10).tolist()
     [4.0, 3.5352559716, 3.5352559716]
     """
-    delta = check_real_array(offsets, name="offsets")
     with np.errstate(over="ignore"):
-        phases = delta[..., np.newaxis] * frequencies(d_model, base=base)
+        phases = offsets[..., np.newaxis] * frequencies(d_model, base=base)
     check_phases(phases)
     return np.cos(phases).sum(axis=-1)
 
 
+@constrained(offsets=POSITIONS, d_model=D_MODEL, base=BASE)
 def distance_by_offset(
     offsets: npt.ArrayLike, d_model: int, *, base: float = 10000.0
 ) -> np.ndarray:
@@ -74,13 +79,13 @@ def distance_by_offset(
     >>> round(float(geometry.distance_by_offset(1, 2)), 10)   # 2 sin(1/2)
     0.9588510772
     """
-    delta = check_real_array(offsets, name="offsets")
     with np.errstate(over="ignore"):
-        half_angles = delta[..., np.newaxis] * frequencies(d_model, base=base) / 2.0
+        half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0
     check_phases(half_angles)
     return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))
 
 
+@constrained(context=Integer(2, hint="such as 512"), d_model=D_MODEL, base=BASE)
 def nearest_distinct_position(
     context: int, d_model: int, *, base: float = 10000.0
 ) -> tuple[int, float]:
@@ -96,7 +101,6 @@ def nearest_distinct_position(
     >>> geometry.nearest_distinct_position(100, 2)[0]   # 2 pi * 7 = 43.98...; 44 is closest
     44
     """
-    context = check_count(context, "context", minimum=2, hint="such as 512")
     check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base=base)
@@ -117,6 +121,7 @@ class Aliasing(NamedTuple):
     looks_like: int
 
 
+@constrained(far=Integer(hint="such as 64"), d_model=D_MODEL, base=BASE)
 def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64) -> Aliasing:
     """How close can two *far-apart* positions get, within a window of ``context``?
 
@@ -145,7 +150,6 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     >>> geometry.aliasing(65536, 128, base=10000.0).far_offset < 100   # no far look-alike
     True
     """
-    far = check_count(far, "far", hint="such as 64")
     context = check_count(context, "context", minimum=far + 1, hint=f"greater than far = {far}")
     check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
@@ -157,6 +161,7 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     return Aliasing(int(offsets[candidates][best]), distance, looks_like)
 
 
+@constrained(context=Integer(hint="such as 512"), d_model=D_MODEL, base=BASE)
 def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """How much each dimension varies over positions ``0 .. context - 1``.
 
@@ -174,8 +179,7 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
     >>> geometry.dimension_ranges(2, 2).round(6).tolist()   # 1 radian: sin 1, 1 - cos 1
     [0.841471, 0.459698]
     """
-    context = check_count(context, "context", hint="such as 512")
-    width = check_d_model(d_model)
+    width = d_model
     sweep = (int(context) - 1) * frequencies(width, base=base)  # phase swept by each pair
     sine = np.where(
         sweep >= 1.5 * np.pi,

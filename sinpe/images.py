@@ -19,12 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
-    check_choice,
-    check_count,
-    check_d_model,
-    check_dtype,
+    D_MODEL,
+    DTYPE,
+    FLAG,
+    Integer,
+    Options,
     check_entries,
-    check_flag,
+    constrained,
     warn_if_unresolvable,
 )
 from sinpe.core import positional_encoding
@@ -36,6 +37,14 @@ __all__ = ["FIRST_HALVES", "sincos_2d"]
 FIRST_HALVES = ("column", "row")
 
 
+@constrained(
+    height=Integer(hint="such as 14 (patches per column)"),
+    width=Integer(hint="such as 14 (patches per row)"),
+    d_model=D_MODEL,
+    first_half=Options(*FIRST_HALVES),
+    cls_token=FLAG,
+    dtype=DTYPE,
+)
 def sincos_2d(
     height: int,
     width: int,
@@ -93,17 +102,13 @@ def sincos_2d(
     >>> np.round(sincos_2d(2, 3, 8, first_half="row")[1], 4).tolist()
     [0.0, 0.0, 1.0, 1.0, 0.8415, 0.01, 0.5403, 1.0]
     """
-    rows = check_count(height, "height", hint="such as 14 (patches per column)")
-    cols = check_count(width, "width", hint="such as 14 (patches per row)")
-    total = check_d_model(d_model)
+    rows, cols, total = height, width, d_model
     if total % 4:
         raise ValueError(
             f"d_model must be a multiple of 4, got {total}: each half is made of "
             f"(sin, cos) pairs; pass e.g. {max(4, total - total % 4)} or {total - total % 4 + 4}"
         )
-    order = check_choice(first_half, "first_half", FIRST_HALVES)
-    with_cls = check_flag(cls_token, "cls_token")
-    out_dtype = check_dtype(dtype)
+    order, with_cls, out_dtype = first_half, cls_token, dtype
     check_entries((rows * cols + with_cls, total), what="the embedding")
     half = total // 2
     # Each half is the 1-D table of one coordinate in the concat layout (all sines, then

@@ -23,7 +23,10 @@ import numpy.typing as npt
 from sinpe import nn
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
-    check_base,
+    BASE,
+    D_MODEL,
+    Integer,
+    Real,
     check_count,
     check_d_model,
     check_entries,
@@ -33,6 +36,7 @@ from sinpe._validation import (
     check_layout,
     check_real,
     check_real_array,
+    constrained,
 )
 from sinpe.core import frequencies, layout_permutation
 
@@ -226,6 +230,7 @@ def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
     return rows
 
 
+@constrained(trained_length=Integer(hint="such as 16"), d_model=D_MODEL, base=BASE)
 def unseen_phases(
     positions: npt.ArrayLike, d_model: int, *, trained_length: int, base: float = 10000.0
 ) -> np.ndarray:
@@ -249,11 +254,11 @@ def unseen_phases(
     >>> unseen_phases([1.4, 2.0], 2, trained_length=2)[:, 0].tolist()
     [False, True]
     """
-    length = check_count(trained_length, "trained_length", hint="such as 16")
+    length = trained_length
     where = check_real_array(positions, name="positions")
     if where.ndim != 1:
         raise ValueError(f"positions must be 1-d, got shape {where.shape}")
-    omega = frequencies(d_model, base=check_base(base))  # (P,)
+    omega = frequencies(d_model, base=base)  # (P,)
     # complex128 (two float64 entries) and two temporaries of that size
     check_entries(
         (where.size, omega.size, length, 6), what="positions x pairs x trained_length (complex)"
@@ -343,6 +348,7 @@ def _check_table(table: npt.ArrayLike) -> np.ndarray:
 
 
 @one_blas_thread
+@constrained(ridge=Real(0.0, closed="neither", hint="e.g. 1e-3"))
 def linear_probe(
     features: npt.ArrayLike,
     labels: npt.ArrayLike,
@@ -393,7 +399,6 @@ def linear_probe(
             f"labels must give one label per row of features: got {y.shape[0]} labels for "
             f"{x.shape[0]} rows and {y_test.shape[0]} test labels for {z_test.shape[0]} rows"
         )
-    ridge = check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
     classes, codes = np.unique(y, return_inverse=True)
     with np.errstate(all="ignore"):  # overflow is reported below, in words
         mean = x.mean(axis=0)

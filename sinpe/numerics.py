@@ -16,12 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
-    check_base,
-    check_choice,
-    check_count,
-    check_d_model,
+    BASE,
+    D_MODEL,
+    POSITIONS,
+    Integer,
+    Options,
     check_pair,
     check_real_array,
+    constrained,
 )
 from sinpe.core import frequencies, positional_encoding
 
@@ -160,6 +162,7 @@ def low_precision_frequencies(
     return result
 
 
+@constrained(positions=POSITIONS)
 def low_precision_bound(
     positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -178,12 +181,13 @@ def low_precision_bound(
     >>> float(bound[0, 0]) == 2.0**-24 * 2.0**20 + 2 * 2.0**-24
     True
     """
-    where = np.abs(check_real_array(positions, name="positions"))[..., np.newaxis]
+    where = np.abs(positions)[..., np.newaxis]
     low = low_precision_frequencies(d_model, "float32", base=base, recipe=recipe)
     unit = 2.0**-24
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
 
 
+@constrained(positions=POSITIONS, recipe=Options(*FREQUENCY_RECIPES))
 def computed_in(
     positions: npt.ArrayLike,
     d_model: int,
@@ -215,8 +219,7 @@ def computed_in(
     """
     if precision not in COMPUTE_DTYPES:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
-    where = check_real_array(positions, name="positions")
-    check_choice(recipe, "recipe", FREQUENCY_RECIPES)  # checked even where unused
+    where = positions  # and recipe, checked even where unused
     if precision == "float64":
         return positional_encoding(where, d_model, base=base)
     angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)
@@ -244,6 +247,12 @@ def computed_in(
     return out
 
 
+@constrained(
+    positions=POSITIONS,
+    d_model=D_MODEL,
+    base=BASE,
+    digits=Integer(1, 10_000, hint="such as 40"),
+)
 def reference_encoding(
     positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, digits: int = 40
 ) -> np.ndarray:
@@ -269,10 +278,7 @@ def reference_encoding(
             "sinpe.numerics.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
         ) from None
 
-    where = check_real_array(positions, name="positions")
-    width = check_d_model(d_model)
-    base = check_base(base)
-    digits = check_count(digits, "digits", maximum=10_000, hint="such as 40")
+    where, width = positions, d_model
     out = np.empty((*where.shape, width))
     flat, result = where.reshape(-1), out.reshape(-1, width)
     with mpmath.workdps(digits):

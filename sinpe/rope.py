@@ -30,14 +30,18 @@ import numpy.typing as npt
 from sinpe._schemes import AttentionScheme
 from sinpe._trig import sincos
 from sinpe._validation import (
-    check_base,
+    BASE,
+    D_MODEL,
+    Integer,
+    Options,
+    Real,
     check_choice,
     check_count,
-    check_d_model,
     check_finite_entries,
     check_float_array,
     check_phases,
     check_real_array,
+    constrained,
 )
 from sinpe.core import frequencies, layout_permutation
 
@@ -62,17 +66,40 @@ SCALING_METHODS = ("interpolation", "ntk", "yarn")
 YARN_RAMPS = ("released", "paper")
 
 
-def _check_factor(factor: object) -> float:
-    if isinstance(factor, bool | np.bool_) or not isinstance(factor, numbers.Real):
-        raise TypeError(f"factor must be a real number, got {factor!r}; pass e.g. 8.0")
-    value = float(factor)
-    if not math.isfinite(value) or value < 1:
-        raise ValueError(
-            f"factor must be finite and >= 1 (how many times longer the context is), got {factor!r}"
-        )
-    return value
+class _Factor(Real):
+    """How many times longer the context is: a finite real >= 1."""
+
+    def __init__(self) -> None:
+        super().__init__(1.0, hint="e.g. 8.0")
+
+    def __call__(self, factor: object, name: str = "factor") -> float:
+        if isinstance(factor, bool | np.bool_) or not isinstance(factor, numbers.Real):
+            raise TypeError(f"{name} must be a real number, got {factor!r}; pass e.g. 8.0")
+        value = float(factor)
+        if not math.isfinite(value) or value < 1:
+            raise ValueError(
+                f"{name} must be finite and >= 1 (how many times longer the context is), "
+                f"got {factor!r}"
+            )
+        return value
 
 
+class _RopeLayout(Options):
+    """A RoPE layout, returned by its canonical name (``"half"`` is ``"concat"``)."""
+
+    def __init__(self) -> None:
+        super().__init__(*ROPE_LAYOUTS, *LAYOUT_ALIASES)
+
+    def __call__(self, layout: object, name: str = "layout") -> str:
+        if isinstance(layout, str) and layout in LAYOUT_ALIASES:
+            return LAYOUT_ALIASES[layout]
+        return check_choice(layout, name, ROPE_LAYOUTS)
+
+
+_FACTOR, _LAYOUT = _Factor(), _RopeLayout()
+
+
+@constrained(d_model=D_MODEL, base=BASE, factor=_FACTOR)
 def scaled_frequencies(
     d_model: int,
     factor: float,
@@ -144,9 +171,7 @@ def scaled_frequencies(
     released [1.0, 4.0, 4.0, 4.0]
     paper [3.48, 4.0, 4.0, 4.0]
     """
-    width = check_d_model(d_model)
-    constant = check_base(base)
-    scale = _check_factor(factor)
+    width, constant, scale = d_model, base, factor
     if method not in SCALING_METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {SCALING_METHODS}")
     form = "released" if ramp is None else check_choice(ramp, "ramp", YARN_RAMPS)
@@ -183,6 +208,12 @@ def scaled_frequencies(
     return (1.0 - gamma) * theta / scale + gamma * theta
 
 
+@constrained(
+    d_model=D_MODEL,
+    base=BASE,
+    factor=_FACTOR,
+    original_length=Integer(hint="such as 8192"),
+)
 def llama3_frequencies(
     d_model: int,
     factor: float = 8.0,
@@ -211,10 +242,7 @@ def llama3_frequencies(
     >>> stretch[:3].tolist(), stretch[-1].item()   # fast pairs kept, slow ones / 8
     ([1.0, 1.0, 1.0], 8.0)
     """
-    width = check_d_model(d_model)
-    constant = check_base(base)
-    scale = _check_factor(factor)
-    length = check_count(original_length, "original_length", hint="such as 8192")
+    width, constant, scale, length = d_model, base, factor, original_length
     low, high = float(low_freq_factor), float(high_freq_factor)
     if not (0 < low < high) or not math.isfinite(high):
         raise ValueError(
@@ -259,6 +287,7 @@ def _released_gamma(width: int, base: float, length: int, alpha: float, beta: fl
     return 1.0 - index_ramp
 
 
+@constrained(factor=_FACTOR)
 def yarn_temperature(factor: float) -> float:
     """YaRN's attention scale ``t = 1 / (0.1 ln s + 1) ** 2``: logits are divided by it.
 
@@ -271,15 +300,13 @@ def yarn_temperature(factor: float) -> float:
     >>> round(yarn_temperature(16.0), 6)   # (0.1 ln 16 + 1)^-2
     0.612974
     """
-    scale = _check_factor(factor)
+    scale = factor
     return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
 def _check_rope_layout(layout: object, name: str = "layout") -> str:
     """The layout's canonical name (``"half"`` is ``"concat"``), checked by _validation."""
-    if isinstance(layout, str) and layout in LAYOUT_ALIASES:
-        return LAYOUT_ALIASES[layout]
-    return check_choice(layout, name, ROPE_LAYOUTS)
+    return _LAYOUT(layout, name)
 
 
 _ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
@@ -332,6 +359,7 @@ def _rope_positions(positions: npt.ArrayLike, shape: tuple[int, ...]) -> np.ndar
     ) from None
 
 
+@constrained(layout=_LAYOUT)
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
@@ -394,7 +422,7 @@ def apply_rope(
     """
     source = check_float_array(x, "x")
     vectors = source.astype(np.float64)
-    chosen = _check_rope_layout(layout)
+    chosen = layout
     if vectors.ndim == 0 or vectors.shape[-1] % 2:
         raise ValueError(f"the last axis of x must be even, got shape {vectors.shape}")
     if vectors.shape[-1] == 0:
@@ -460,6 +488,7 @@ def rope_permutation(head_width: int) -> np.ndarray:
     return layout_permutation(head_width, "interleaved", "concat")
 
 
+@constrained(n_heads=Integer(hint="such as 32 (the model's heads)"), source=_LAYOUT, target=_LAYOUT)
 def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: str) -> np.ndarray:
     """Permute the rows of a query or key projection between RoPE layouts.
 
@@ -489,9 +518,7 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     [0.0, 2.0, 1.0, 3.0, 4.0, 6.0, 5.0, 7.0]
     """
     rows = check_finite_entries(np.asarray(weight), name="weight")
-    heads_count = check_count(n_heads, "n_heads", hint="such as 32 (the model's heads)")
-    source = _check_rope_layout(source, "source")
-    target = _check_rope_layout(target, "target")
+    heads_count = n_heads
     if rows.ndim not in (1, 2):
         raise ValueError(
             f"weight must be a 2-D projection (n_heads * head_width, d_in) or a 1-D bias, "

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sinpe._validation import check_count, check_entries, check_instance
+from sinpe._validation import Integer, check_count, check_entries, check_instance, constrained
 
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
@@ -91,6 +91,10 @@ def _partitions(total: int, parts: int, largest: int):
 MAX_CEILING_LENGTH = 48
 
 
+@constrained(
+    vocab=Integer(hint="such as 10"),
+    length=Integer(2, MAX_CEILING_LENGTH, hint="even, such as 16"),
+)
 def reversal_ceiling(vocab: int, length: int) -> float:
     """Best expected token accuracy on reversal for a model that cannot see positions.
 
@@ -117,10 +121,6 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     >>> round(reversal_ceiling(10, 16), 4)
     0.2411
     """
-    vocab = check_count(vocab, "vocab", hint="such as 10")
-    length = check_count(
-        length, "length", minimum=2, maximum=MAX_CEILING_LENGTH, hint="even, such as 16"
-    )
     if length % 2:
         raise ValueError(
             f"length must be even (an odd length has a middle token that is its own mirror), "
