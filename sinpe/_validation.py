@@ -19,12 +19,17 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import os
+import sys
 import types
 import warnings
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
+
+#: The package's folder: warnings point at the first frame outside it.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 #: Layout names accepted by the functions that build or convert tables.
 LAYOUTS = ("interleaved", "concat")
@@ -570,7 +575,21 @@ def check_phases(phases: np.ndarray) -> None:
         )
 
 
-def warn_if_imprecise(positions: np.ndarray, base: float, *, stacklevel: int = 3) -> None:
+def _outside_the_package() -> int:
+    """The ``stacklevel`` that points a warning raised by this function's caller at the
+    first frame outside ``sinpe``: the user's line, however many of the package's own
+    frames (a public function, :func:`constrained`'s wrapper) lie between."""
+    frame, level = sys._getframe(1), 1  # the caller, whose warnings.warn is stacklevel 1
+    while frame is not None and _in_package(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _in_package(filename: str) -> bool:
+    return os.path.dirname(os.path.abspath(filename)) == _PACKAGE
+
+
+def warn_if_imprecise(positions: np.ndarray, base: float) -> None:
     """Warn when float64 itself cannot give the documented accuracy at these positions.
 
     The error bound of :func:`sinpe.positional_encoding` for the fastest pair is
@@ -589,11 +608,11 @@ def warn_if_imprecise(positions: np.ndarray, base: float, *, stacklevel: int = 3
             f"p * w is rounded to float64, so entries may be off by up to {bound:.2g}; "
             f"shift the positions nearer 0 (PE(p + k) is a rotation of PE(p))",
             PrecisionWarning,
-            stacklevel=stacklevel,
+            stacklevel=_outside_the_package(),
         )
 
 
-def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: int = 3) -> None:
+def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype) -> None:
     """Warn when ``dtype`` cannot hold the phase of the fastest pair at these positions.
 
     The fastest pair turns by one radian per position. Beyond ``2 / eps(dtype)``
@@ -614,7 +633,7 @@ def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype, *, stacklevel: 
             f"but phases or positions handled in {dtype} are wrong there; "
             f"use dtype=np.float32 or np.float64",
             PrecisionWarning,
-            stacklevel=stacklevel,
+            stacklevel=_outside_the_package(),
         )
 
 

@@ -165,3 +165,22 @@ def test_overflowing_phase_raises_instead_of_nan(convention):
 def test_frequencies_outside_float64_raise():
     with pytest.raises(ValueError, match="outside float64"):
         sinpe.frequencies(200, base=5e-324)  # the smallest subnormal base
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: sinpe.positional_encoding(np.array([2.0**60]), 8),
+        lambda: sinpe.table(3, 8, start=2.0**60),
+        lambda: sinpe.positional_encoding(np.arange(3000), 8, dtype=np.float16),
+        lambda: sinpe.encode(np.arange(3000), 8, convention="tensor2tensor", dtype=np.float16),
+        lambda: sinpe.images.sincos_2d(3000, 2, 8, dtype=np.float16),
+    ],
+    ids=["imprecise", "imprecise-table", "float16", "float16-encode", "float16-2d"],
+)
+def test_a_precision_warning_points_at_the_callers_line(call):
+    """Not at a line of sinpe (the public function, or the wrapper that checks its
+    arguments): the user's own line, where the positions were chosen."""
+    with pytest.warns(sinpe.PrecisionWarning) as record:
+        call()
+    assert {warning.filename for warning in record} == {__file__}
