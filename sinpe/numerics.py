@@ -18,6 +18,7 @@ import numpy.typing as npt
 from sinpe._validation import (
     BASE,
     D_MODEL,
+    DTYPE,
     POSITIONS,
     Integer,
     Options,
@@ -107,6 +108,7 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
 FREQUENCY_RECIPES = ("rounded", "exp", "pow")
 
 
+@constrained(d_model=D_MODEL, base=BASE)
 def low_precision_frequencies(
     d_model: int, precision: str, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -162,7 +164,7 @@ def low_precision_frequencies(
     return result
 
 
-@constrained(positions=POSITIONS)
+@constrained(positions=POSITIONS, d_model=D_MODEL, base=BASE)
 def low_precision_bound(
     positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -187,7 +189,7 @@ def low_precision_bound(
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
 
 
-@constrained(positions=POSITIONS, recipe=Options(*FREQUENCY_RECIPES))
+@constrained(positions=POSITIONS, recipe=Options(*FREQUENCY_RECIPES), d_model=D_MODEL, base=BASE)
 def computed_in(
     positions: npt.ArrayLike,
     d_model: int,
@@ -293,6 +295,7 @@ def reference_encoding(
     return out
 
 
+@constrained(dtype=DTYPE)
 def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 
