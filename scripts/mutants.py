@@ -219,6 +219,12 @@ MUTANTS: list[Mutant] = [
         "    in_place = out_dtype != np.float16\n",
         "table: float32 computed in float32 (rounded twice, not once)",
     ),
+    M(
+        "core.py",
+        "@constrained(d_model=D_MODEL, base=BASE)\ndef wavelengths(",
+        "def wavelengths(",
+        "wavelengths: d_model and base checked (by frequencies) but not declared",
+    ),
     # --- _validation.py ----------------------------------------------------------
     M(
         "_validation.py",
