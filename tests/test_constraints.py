@@ -74,8 +74,8 @@ NARROWED = {
 #: Arguments that mean one thing wherever they appear (each is taken by three or more
 #: public callables), so whoever takes one declares its rule with ``constrained``:
 #: the table's width, the constant C, a table layout, an output dtype, positions as
-#: data, and the heads of an attention layer.
-VOCABULARY = ("d_model", "base", "layout", "dtype", "positions", "n_heads")
+#: data, the heads of an attention layer, and how low-precision frequencies are formed.
+VOCABULARY = ("d_model", "base", "layout", "dtype", "positions", "n_heads", "recipe")
 
 #: (callable, argument) pairs that take a word of VOCABULARY in another sense, and why.
 EXEMPT: dict[tuple[str, str], str] = {
