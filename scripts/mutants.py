@@ -219,11 +219,17 @@ MUTANTS: list[Mutant] = [
         "    in_place = out_dtype != np.float16\n",
         "table: float32 computed in float32 (rounded twice, not once)",
     ),
+    M(
+        "core.py",
+        "@constrained(d_model=D_MODEL, base=BASE)\ndef wavelengths(",
+        "def wavelengths(",
+        "wavelengths: d_model and base checked (by frequencies) but not declared",
+    ),
     # --- _validation.py ----------------------------------------------------------
     M(
         "_validation.py",
-        "if even and value % 2:",
-        "if False:",
+        "return self.paired(value, name) if even else value",
+        "return value",
         "check_d_model: odd widths accepted",
     ),
     M(
@@ -573,8 +579,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        'width = check_d_model(d_model, even=rule.odd_width == "raise")',
-        "width = check_d_model(d_model, even=False)",
+        'width = Width.paired(d_model) if rule.odd_width == "raise" else d_model',
+        "width = d_model",
         "encode: odd widths accepted where the source raises",
     ),
     M(
@@ -597,8 +603,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "conventions.py",
-        "    base=BASE,\n    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
-        "    dtype=DTYPE,\n    positions=POSITIONS,\n)\ndef encode(",
+        "    base=BASE,\n    dtype=DTYPE,\n    positions=POSITIONS,\n    d_model=_ANY_WIDTH,\n)\ndef encode(",
+        "    dtype=DTYPE,\n    positions=POSITIONS,\n    d_model=_ANY_WIDTH,\n)\ndef encode(",
         "encode: base not validated for non-paper conventions",
     ),
     M(

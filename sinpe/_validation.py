@@ -141,7 +141,14 @@ class Width(Integer):
                 f"{name} must be at most 2**24 = {MAX_D_MODEL}, got {value}; "
                 f"pass a model width such as 512"
             )
-        if even and value % 2:
+        return self.paired(value, name) if even else value
+
+    @staticmethod
+    def paired(value: int, name: str = "d_model") -> int:
+        """``value`` (a width already checked) after checking it is even: where the
+        rule of an argument allows odd widths but a choice made elsewhere (a sinusoidal
+        encoding) fills (sin, cos) pairs."""
+        if value % 2:
             raise ValueError(
                 f"{name} must be even, got {value}: each frequency fills a (sin, cos) pair. "
                 f"Use {f'{value - 1} or {value + 1}' if value > 1 else 2}, or a named "

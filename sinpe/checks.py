@@ -37,10 +37,11 @@ from sinpe._table_scan import (
 )
 from sinpe._validation import (
     D_MODEL,
+    POSITIONS,
+    Optional,
     Options,
     Real,
     check_entries,
-    check_real_array,
     constrained,
 )
 from sinpe.core import positional_encoding
@@ -70,7 +71,7 @@ class TableReport:
         return "\n".join(lines)
 
 
-@constrained(tolerance=Real(0.0, hint="e.g. 1e-3"))
+@constrained(tolerance=Real(0.0, hint="e.g. 1e-3"), positions=Optional(POSITIONS))
 def inspect_table(
     table: npt.ArrayLike, positions: npt.ArrayLike | None = None, *, tolerance: float = 1e-3
 ) -> TableReport:
@@ -123,7 +124,7 @@ def inspect_table(
     if values.ndim != 2 or values.shape[0] < 3 or values.shape[1] < 1:
         raise ValueError(f"table must have shape (n >= 3, d >= 1), got {values.shape}")
     rows, width = values.shape
-    where = np.arange(rows, dtype=float) if positions is None else check_real_array(positions)
+    where = np.arange(rows, dtype=float) if positions is None else positions
     if where.shape != (rows,):
         raise ValueError(f"positions must have shape ({rows},), got {where.shape}")
     report = TableReport((rows, width))
@@ -322,7 +323,7 @@ _GALLERY = (
 BUGGY_TABLES: dict[str, BuggyTable] = {bug.name: bug for bug in _GALLERY}
 
 
-@constrained(name=Options(*BUGGY_TABLES), d_model=D_MODEL)
+@constrained(name=Options(*BUGGY_TABLES), positions=POSITIONS, d_model=D_MODEL)
 def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray:
     """The table of ``positions`` ``(n,)`` with the bug :data:`BUGGY_TABLES` ``[name]``.
 
@@ -336,7 +337,7 @@ def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray
     >>> bool(np.allclose(table[:, 0::2], np.sin(np.arange(3))[:, None]))  # frequency 1 twice
     True
     """
-    where = check_real_array(positions, name="positions")
+    where = positions
     if where.ndim != 1:
         raise ValueError(f"positions must be a 1-D array, got shape {where.shape}")
     width = d_model

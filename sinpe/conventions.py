@@ -54,7 +54,7 @@ from sinpe._validation import (
     Integer,
     Optional,
     Real,
-    check_d_model,
+    Width,
     check_phases,
     constrained,
     warn_if_unresolvable,
@@ -293,6 +293,9 @@ def _spaced_frequencies(count: int, spacing: str, base: float, convention: str) 
 
 _PADDING_IDX = Integer(0, hint="such as 1 (fairseq's dictionaries), or None")
 
+#: The width of any convention: an odd one is then refused or padded as its record says.
+_ANY_WIDTH = Width(even=False)
+
 
 def _t2t_frequencies(count: int, base: float, smallest: float) -> np.ndarray:
     """tensor2tensor's ``min_timescale * exp(-k log(base / min_timescale) / max(n - 1, 1))``.
@@ -331,6 +334,7 @@ _NO_WIDTH_ONE = {
     base=BASE,
     dtype=DTYPE,
     positions=POSITIONS,
+    d_model=_ANY_WIDTH,
 )
 def encode(
     positions: npt.ArrayLike,
@@ -422,7 +426,7 @@ def encode(
     smallest = min_timescale
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
-    width = check_d_model(d_model, even=rule.odd_width == "raise")
+    width = Width.paired(d_model) if rule.odd_width == "raise" else d_model
     if width == 1 and rule.name in _NO_WIDTH_ONE:
         raise ValueError(
             f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
@@ -480,6 +484,7 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 
 
+@constrained(d_model=_ANY_WIDTH, base=BASE)
 def fairseq_embedding(
     tokens: npt.ArrayLike, d_model: int, *, padding_idx: int | None = 1, base: float = 10000.0
 ) -> np.ndarray:

@@ -170,6 +170,7 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     return _rational_powers(base, d_model // 2, -2, d_model)
 
 
+@constrained(d_model=D_MODEL, base=BASE)
 def wavelengths(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     """Wavelengths ``2 * pi / frequencies(d_model, base=base)``, in positions.
 
@@ -327,7 +328,7 @@ def component(
     return sincos(phases)[0 if sine else 1]
 
 
-@constrained(start=Real(hint="the position of the first row, such as 0"), scale=FLAG)
+@constrained(start=Real(hint="the position of the first row, such as 0"), scale=FLAG, base=BASE)
 def add_positional_encoding(
     embeddings: npt.ArrayLike,
     *,
@@ -444,7 +445,7 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
     return array[..., perm]
 
 
-@constrained(k=Real(hint="the shift, such as 3"), layout=LAYOUT)
+@constrained(k=Real(hint="the shift, such as 3"), layout=LAYOUT, d_model=D_MODEL, base=BASE)
 def shift_matrix(
     k: float, d_model: int, *, base: float = 10000.0, layout: str = "interleaved"
 ) -> np.ndarray:
@@ -494,6 +495,7 @@ def shift_matrix(
     layout=LAYOUT,
     dtype=DTYPE,
     d_model=D_MODEL,
+    base=BASE,
 )
 def table(
     length: int,

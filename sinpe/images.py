@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from sinpe._validation import (
+    BASE,
     D_MODEL,
     DTYPE,
     FLAG,
@@ -41,6 +42,7 @@ FIRST_HALVES = ("column", "row")
     height=Integer(hint="such as 14 (patches per column)"),
     width=Integer(hint="such as 14 (patches per row)"),
     d_model=D_MODEL,
+    base=BASE,
     first_half=Options(*FIRST_HALVES),
     cls_token=FLAG,
     dtype=DTYPE,

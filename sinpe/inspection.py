@@ -25,6 +25,8 @@ from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     BASE,
     D_MODEL,
+    LAYOUT,
+    POSITIONS,
     Integer,
     Real,
     check_count,
@@ -33,7 +35,6 @@ from sinpe._validation import (
     check_float_array,
     check_instance,
     check_integer_array,
-    check_layout,
     check_real,
     check_real_array,
     constrained,
@@ -117,6 +118,7 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     return queries.T @ keys / (math.sqrt(head_width) * attention.temperature)
 
 
+@constrained(layout=LAYOUT)
 def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBlocks:
     """Split each (sin, cos) pair's 2 x 2 block of a form into a rotation and a reflection.
 
@@ -155,7 +157,6 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"form must be a square (D, D) array, got shape {matrix.shape}")
     width = check_d_model(matrix.shape[0], name="the side D of form")
-    layout = check_layout(layout)
     # column of the form holding concat entry j: sines are j < D/2, cosines the rest
     where = layout_permutation(width, layout, "concat")
     sines, cosines = where[: width // 2], where[width // 2 :]
@@ -230,7 +231,9 @@ def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
     return rows
 
 
-@constrained(trained_length=Integer(hint="such as 16"), d_model=D_MODEL, base=BASE)
+@constrained(
+    trained_length=Integer(hint="such as 16"), d_model=D_MODEL, base=BASE, positions=POSITIONS
+)
 def unseen_phases(
     positions: npt.ArrayLike, d_model: int, *, trained_length: int, base: float = 10000.0
 ) -> np.ndarray:
@@ -255,7 +258,7 @@ def unseen_phases(
     [False, True]
     """
     length = trained_length
-    where = check_real_array(positions, name="positions")
+    where = positions
     if where.ndim != 1:
         raise ValueError(f"positions must be 1-d, got shape {where.shape}")
     omega = frequencies(d_model, base=base)  # (P,)

@@ -28,17 +28,19 @@ import numpy.typing as npt
 
 from sinpe._schemes import attention_schemes
 from sinpe._validation import (
-    check_base,
+    BASE,
+    DTYPE,
+    Integer,
+    Width,
     check_choice,
     check_count,
-    check_d_model,
-    check_dtype,
     check_entries,
     check_flag,
     check_float_array,
     check_integer_array,
     check_pair,
     check_real,
+    constrained,
 )
 from sinpe.core import positional_encoding
 
@@ -80,6 +82,11 @@ ENCODINGS = tuple(dict.fromkeys(ADDED_ENCODINGS + ATTENTION_ENCODINGS))
 
 #: Deepest :class:`TokenModel` accepted (a NumPy model this deep would not train anyway).
 MAX_LAYERS = 1024
+
+#: The width and the heads of every layer, declared once (an odd width is fine until
+#: sinusoids fill it with (sin, cos) pairs; the heads must also divide the width).
+_D_MODEL = Integer(hint="such as 32")
+_N_HEADS = Integer(hint="that divides d_model, such as 4")
 
 
 # ---------------------------------------------------------------------------
@@ -273,6 +280,7 @@ def causal_mask(length: int) -> np.ndarray:
     return np.triu(np.ones((length, length), dtype=bool), 1)
 
 
+@constrained(dtype=DTYPE)
 def attention_bias(
     mask: npt.ArrayLike | None,
     key_padding_mask: npt.ArrayLike | None,
@@ -316,7 +324,6 @@ def attention_bias(
     batch = check_count(batch, "batch", hint="such as 8")
     heads = check_count(heads, "heads", hint="such as 4")
     length = check_count(length, "length", hint="such as 16")
-    dtype = check_dtype(dtype)
     bias = None
     if mask is not None:
         given = np.asarray(mask)
@@ -586,9 +593,9 @@ class LayerNorm(Module):
     [[-1.0, 1.0]]
     """
 
+    @constrained(d_model=_D_MODEL)
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((d_model,), what="LayerNorm(d_model)'s weight")
         self._build(
             d_model, check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
@@ -663,6 +670,7 @@ class MultiHeadAttention(Module):
     [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
     """
 
+    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
     def __init__(
         self,
         d_model: int,
@@ -674,8 +682,6 @@ class MultiHeadAttention(Module):
         temperature: float = 1.0,
     ) -> None:
         super().__init__()
-        d_model = check_count(d_model, "d_model", hint="such as 32")
-        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
         check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
         _check_heads(d_model, n_heads, encoding)
         check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
@@ -808,6 +814,7 @@ class EncoderLayer(Module):
     ((2, 3, 8), True)
     """
 
+    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
     def __init__(
         self,
         d_model: int,
@@ -822,8 +829,6 @@ class EncoderLayer(Module):
         residual: bool = True,
     ) -> None:
         super().__init__()
-        d_model = check_count(d_model, "d_model", hint="such as 32")
-        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
         d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
         check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
         _check_heads(d_model, n_heads, encoding)
@@ -970,6 +975,7 @@ class Embedding(Module):
     [[[2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]]
     """
 
+    @constrained(d_model=_D_MODEL)
     def __init__(
         self,
         vocab: int,
@@ -981,7 +987,6 @@ class Embedding(Module):
     ):
         super().__init__()
         vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
-        d_model = check_count(d_model, "d_model", hint="such as 32")
         check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
         if std is not None:
             std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
@@ -1035,6 +1040,7 @@ class PositionalEncoding(Module):
     True
     """
 
+    @constrained(d_model=_D_MODEL, base=BASE)
     def __init__(
         self,
         d_model: int,
@@ -1048,14 +1054,12 @@ class PositionalEncoding(Module):
         super().__init__()
         check_choice(encoding, "encoding", ADDED_ENCODINGS)
         std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="such as 0.02")
-        # The sinusoids fill (sin, cos) pairs, so their width must be even.
-        d_model = (
-            check_d_model(d_model) if encoding == "sinusoidal" else check_count(d_model, "d_model")
-        )
+        if encoding == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
+            d_model = Width.paired(d_model)
         max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
         if encoding == "learned":
             check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        self._build(d_model, max_len, rng, encoding=encoding, base=check_base(base), std=std)
+        self._build(d_model, max_len, rng, encoding=encoding, base=base, std=std)
 
     def _build(
         self,
@@ -1135,6 +1139,7 @@ class TokenModel(Module):
     ((2, 5, 10), 3)
     """
 
+    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
     def __init__(
         self,
         vocab: int,
@@ -1169,10 +1174,7 @@ class TokenModel(Module):
             vocab, "vocab", hint="such as 100 (the number of token ids)"
         )
         if added == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
-            d_model = check_d_model(d_model)
-        else:
-            d_model = check_count(d_model, "d_model", hint="such as 32")
-        n_heads = check_count(n_heads, "n_heads", hint="that divides d_model, such as 4")
+            d_model = Width.paired(d_model)
         d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
         max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
         scale_embeddings = check_flag(scale_embeddings, "scale_embeddings")

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from sinpe._validation import (
     BASE,
     D_MODEL,
+    DTYPE,
     POSITIONS,
     Integer,
     Options,
@@ -105,8 +106,10 @@ def to_bfloat16(values: npt.ArrayLike) -> np.ndarray:
 
 #: How :func:`computed_in` forms the frequencies in low precision.
 FREQUENCY_RECIPES = ("rounded", "exp", "pow")
+_RECIPE = Options(*FREQUENCY_RECIPES)
 
 
+@constrained(d_model=D_MODEL, base=BASE, recipe=_RECIPE)
 def low_precision_frequencies(
     d_model: int, precision: str, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -140,8 +143,6 @@ def low_precision_frequencies(
     """
     if precision not in COMPUTE_DTYPES[1:]:
         raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
-    if recipe not in FREQUENCY_RECIPES:
-        raise ValueError(f"recipe must be one of {FREQUENCY_RECIPES}, got {recipe!r}")
     exact = frequencies(d_model, base=base)  # validates d_model and base
     compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
     store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
@@ -162,7 +163,7 @@ def low_precision_frequencies(
     return result
 
 
-@constrained(positions=POSITIONS)
+@constrained(positions=POSITIONS, d_model=D_MODEL, base=BASE, recipe=_RECIPE)
 def low_precision_bound(
     positions: npt.ArrayLike, d_model: int, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -187,7 +188,7 @@ def low_precision_bound(
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
 
 
-@constrained(positions=POSITIONS, recipe=Options(*FREQUENCY_RECIPES))
+@constrained(positions=POSITIONS, recipe=_RECIPE, d_model=D_MODEL, base=BASE)
 def computed_in(
     positions: npt.ArrayLike,
     d_model: int,
@@ -293,6 +294,7 @@ def reference_encoding(
     return out
 
 
+@constrained(dtype=DTYPE)
 def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 

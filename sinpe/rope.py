@@ -32,6 +32,7 @@ from sinpe._trig import sincos
 from sinpe._validation import (
     BASE,
     D_MODEL,
+    POSITIONS,
     Integer,
     Options,
     Real,
@@ -330,9 +331,8 @@ def _check_rotary_dim(rotary_dim: object, head_width: int) -> int:
     return count
 
 
-def _rope_positions(positions: npt.ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
-    """``positions`` broadcast to ``shape[:-1]`` (see :func:`apply_rope`), else a ValueError."""
-    where = check_real_array(positions, name="positions")
+def _rope_positions(where: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Checked positions broadcast to ``shape[:-1]`` (see :func:`apply_rope`), else a ValueError."""
     lead = shape[:-1]
     given = where.shape
     if len(shape) == 4 and where.ndim == 2:
@@ -359,7 +359,7 @@ def _rope_positions(positions: npt.ArrayLike, shape: tuple[int, ...]) -> np.ndar
     ) from None
 
 
-@constrained(layout=_LAYOUT)
+@constrained(layout=_LAYOUT, positions=POSITIONS, base=BASE)
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sinpe._validation import check_count, check_d_model, check_flag
-from sinpe.rope import _check_rope_layout
+from sinpe._validation import Width, check_count, check_flag, constrained
+from sinpe.rope import _LAYOUT
 
 try:
     import sympy as sp
@@ -218,10 +218,43 @@ def _gaps(between: object, gaps: int) -> list[str]:
     return lines
 
 
+#: Largest width or count the symbolic functions build (exact expressions grow fast).
+MAX_SYMBOLIC_SIZE = 4096
+
+
+class _SymbolicWidth(Width):
+    """``d_model`` for exact work: a positive even integer, at most MAX_SYMBOLIC_SIZE."""
+
+    def __call__(self, d_model: object, name: str = "d_model") -> int:
+        d_model = super().__call__(d_model, name)  # TypeError / ValueError as everywhere
+        if d_model > MAX_SYMBOLIC_SIZE:
+            raise ValueError(
+                f"d_model must be at most {MAX_SYMBOLIC_SIZE} for exact symbolic work, got "
+                f"{d_model}; the identities are proved for small widths such as 4 or 6"
+            )
+        return d_model
+
+    def refused(self) -> list[tuple[str, object]]:
+        return [*super().refused(), ("above high", MAX_SYMBOLIC_SIZE + 2)]
+
+    def accepted(self) -> list[tuple[str, object]]:
+        # Not the bound itself: exact work 4096 wide takes too long for a sweep (the
+        # largest width is tested in tests/test_oracles.py, on frequency alone).
+        return super().accepted()[:2]
+
+
+_WIDTH = _SymbolicWidth()
+
+
+def _check_width(d_model: int) -> int:
+    return _WIDTH(d_model)
+
+
 # ---------------------------------------------------------------------------
 # The encodings
 
 
+@constrained(d_model=_WIDTH)
 def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
     """The paper's frequency ``w_i = C**(-2 i / d)`` of pair ``index``, exact.
 
@@ -233,25 +266,12 @@ def frequency(index: int, d_model: int, *, base: sp.Expr = base) -> sp.Expr:
     >>> symbolic.frequency(1, 4), symbolic.frequency(1, 4, base=10000)
     (1/sqrt(C), 1/100)
     """
-    width = _check_width(d_model)
+    width = d_model
     index = check_count(index, "index", minimum=0, maximum=width // 2 - 1, hint="a pair index")
     return base ** sp.Rational(-2 * index, d_model)
 
 
-#: Largest width or count the symbolic functions build (exact expressions grow fast).
-MAX_SYMBOLIC_SIZE = 4096
-
-
-def _check_width(d_model: int) -> int:
-    d_model = check_d_model(d_model)  # TypeError / ValueError as everywhere in sinpe
-    if d_model > MAX_SYMBOLIC_SIZE:
-        raise ValueError(
-            f"d_model must be at most {MAX_SYMBOLIC_SIZE} for exact symbolic work, got "
-            f"{d_model}; the identities are proved for small widths such as 4 or 6"
-        )
-    return d_model
-
-
+@constrained(d_model=_WIDTH)
 def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """The paper's encoding, 0-indexed and interleaved, as a SymPy column.
 
@@ -263,7 +283,7 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
     >>> symbolic.sinusoidal_encoding(symbolic.position, 4).T
     Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
     """
-    width = _check_width(d_model)
+    width = d_model
     entries = []
     for i in range(width // 2):
         entries += [
@@ -273,6 +293,7 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
     return sp.Matrix(entries)
 
 
+@constrained(d_model=_WIDTH)
 def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """The textbook's encoding: components counted from 1.
 
@@ -286,7 +307,7 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
     >>> symbolic.one_indexed_encoding(symbolic.position, 4).T
     Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
     """
-    width = _check_width(d_model)
+    width = d_model
     entries: dict[int, sp.Expr] = {}
     for i in range(1, width // 2 + 1):
         scale = base ** sp.Rational(2 * (i - 1), width)
@@ -295,6 +316,7 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
     return sp.Matrix([entries[j] for j in range(1, width + 1)])
 
 
+@constrained(d_model=_WIDTH)
 def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A bug, and a thought experiment: each pair holds two sines, no cosine.
 
@@ -308,7 +330,7 @@ def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base)
     >>> symbolic.sine_only_encoding(symbolic.position, 4).T
     Matrix([[sin(p), sin(p), sin(p/sqrt(C)), sin(p/sqrt(C))]])
     """
-    width = _check_width(d_model)
+    width = d_model
     entries = []
     for i in range(width // 2):
         entries += [sp.sin(position * frequency(i, width, base=base))] * 2
@@ -386,6 +408,7 @@ def counterclockwise(phi: sp.Expr) -> sp.Matrix:
     return sp.Matrix([[sp.cos(phi), -sp.sin(phi)], [sp.sin(phi), sp.cos(phi)]])
 
 
+@constrained(d_model=_WIDTH)
 def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """Block-diagonal ``M_k`` of the paper's encoding: one :func:`rotation` ``(k w_i)`` per pair.
 
@@ -400,7 +423,7 @@ def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix
     [ cos(k), sin(k)],
     [-sin(k), cos(k)]])
     """
-    width = _check_width(d_model)
+    width = d_model
     return sp.diag(*[rotation(k * frequency(i, width, base=base)) for i in range(width // 2)])
 
 
@@ -550,6 +573,7 @@ def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedId
     )
 
 
+@constrained(d_model=_WIDTH)
 def verify_shift_group(
     encoding: Encoding = sinusoidal_encoding, d_model: int = 6
 ) -> VerifiedIdentity:
@@ -569,7 +593,7 @@ def verify_shift_group(
     [ cos(k), sin(k)],
     [-sin(k), cos(k)]])
     """
-    width = _check_width(d_model)
+    width = d_model
     blocks = [derive_shift_map(_pair_block(encoding, i, width, base)) for i in range(width // 2)]
     derived = sp.diag(*blocks)
     expected = shift_matrix(shift, width)
@@ -609,6 +633,7 @@ def verify_shift_group(
     return VerifiedIdentity("shift group", statements, {"M_k": expected})
 
 
+@constrained(d_model=_WIDTH)
 def verify_dot_product(
     encoding: Encoding = sinusoidal_encoding, d_model: int = 6
 ) -> VerifiedIdentity:
@@ -622,7 +647,7 @@ def verify_dot_product(
     >>> symbolic.verify_dot_product(d_model=4).objects["dot"]
     cos((p - q)/sqrt(C)) + cos(p - q)
     """
-    width = _check_width(d_model)
+    width = d_model
     p_vec = encoding(position, width, base=base)
     q_vec = encoding(other_position, width, base=base)
     dot = (p_vec.T * q_vec)[0, 0]
@@ -682,6 +707,7 @@ def verify_indexings_agree(
     return VerifiedIdentity("indexings agree", statements, {"widths": sp.Tuple(*widths)})
 
 
+@constrained(d_model=_WIDTH)
 def verify_no_linear_shift(
     encoding: Encoding = sine_only_encoding, d_model: int = 4, k: sp.Expr = sp.S.One
 ) -> VerifiedIdentity:
@@ -699,7 +725,7 @@ def verify_no_linear_shift(
     >>> symbolic.verify_no_linear_shift().objects["PE(k)"].T
     Matrix([[sin(1), sin(1), sin(1/sqrt(C)), sin(1/sqrt(C))]])
     """
-    width = _check_width(d_model)
+    width = d_model
     at_zero = encoding(sp.Integer(0), width, base=base)
     at_shift = encoding(k, width, base=base)
     if any(sp.simplify(entry) != 0 for entry in at_zero):
@@ -773,6 +799,7 @@ def verify_periodic_features(
 # RoPE: the rotation moved into attention
 
 
+@constrained(layout=_LAYOUT)
 def rope(
     vector: sp.Matrix, position: sp.Expr, *, base: sp.Expr = base, layout: str = "interleaved"
 ) -> sp.Matrix:
@@ -793,7 +820,6 @@ def rope(
     Matrix([[cos(m), 0, sin(m), 0]])
     """
     width = _check_width(len(vector))
-    layout = _check_rope_layout(layout)  # "half" read as "concat", as apply_rope does
     half = width // 2
     out = list(vector)
     for i in range(half):
@@ -808,6 +834,7 @@ def _vector(name: str, width: int) -> sp.Matrix:
     return sp.Matrix(sp.symbols(f"{name}0:{width}", real=True))
 
 
+@constrained(d_model=_WIDTH)
 def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     """Theorem: ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n`` only.
 
@@ -822,7 +849,7 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     >>> symbolic.verify_rope_relative(d_model=2).name
     'rope relative'
     """
-    width = _check_width(d_model)
+    width = d_model
     m, n = sp.symbols("m n", real=True)
     q, k = _vector("q", width), _vector("k", width)
     dot = (rope_fn(q, m).T * rope_fn(k, n))[0, 0]
@@ -842,6 +869,7 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     return VerifiedIdentity("rope relative", statements, {"dot": dot})
 
 
+@constrained(d_model=_WIDTH)
 def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     """Theorem: ``|RoPE(q, m)| = |q|`` (RoPE is a rotation).
 
@@ -853,7 +881,7 @@ def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     >>> print(symbolic.verify_rope_norm(d_model=2).latex().splitlines()[1])
     {\\lVert \\mathrm{RoPE}(q, m) \\rVert^2} &= {q_{0}^{2} + q_{1}^{2}}
     """
-    width = _check_width(d_model)
+    width = d_model
     m = sp.Symbol("m", real=True)
     q = _vector("q", width)
     rotated = rope_fn(q, m)
@@ -865,6 +893,7 @@ def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
     return VerifiedIdentity("rope norm", statements, {})
 
 
+@constrained(d_model=_WIDTH)
 def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     """Theorem: ``half(P x) = P interleaved(x)`` with ``P = [0, 2, 4, ..., 1, 3, 5, ...]``.
 
@@ -876,7 +905,7 @@ def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     >>> symbolic.verify_rope_layouts(d_model=4).objects["P"]
     Matrix([[0, 2, 1, 3]])
     """
-    width = _check_width(d_model)
+    width = d_model
     m = sp.Symbol("m", real=True)
     x = _vector("x", width)
     perm = [*range(0, width, 2), *range(1, width, 2)]

@@ -8,12 +8,13 @@ user is most likely to meet, and the results that must not change silently.
 from __future__ import annotations
 
 import collections
+import inspect
 import math
 
 import numpy as np
 import pytest
 
-from sinpe import experiments, inspection, nn, tasks, training
+from sinpe import _validation, experiments, inspection, nn, tasks, training
 
 
 def _rng():
@@ -193,36 +194,81 @@ def test_convert_qk_weight_names_an_odd_head_width():
 
 
 def test_a_token_model_checks_each_argument_once(monkeypatch):
-    """Issue 31: the public entry point checks its arguments once; the children it
-    builds (embedding, position, layers, head) trust them instead of checking again."""
+    """Issue 31: the public entry point checks its arguments once, by the rules it
+    declares (``@constrained``) or in its body; the children it builds (embedding,
+    position, layers, head) trust them instead of checking again. Counted where every
+    check ends: the ``__call__`` of each rule of ``sinpe._validation`` (``check_count``
+    and the other helpers call one), ``Width.paired`` and ``check_entries``."""
     calls = collections.Counter()
 
-    def counting(name, check):
-        def counted(*args, **kwargs):
-            if name == "check_entries":
-                label = kwargs["what"]
-            elif name in ("check_d_model", "check_base"):
-                label = kwargs.get("name", name.removeprefix("check_"))
-            else:
-                label = args[1] if len(args) > 1 else kwargs["name"]
-            calls[name, label] += 1
-            return check(*args, **kwargs)
+    def counting(rule):
+        original = rule.__call__
+        default = inspect.signature(original).parameters["name"].default
+
+        def counted(self, value, name=default):
+            calls[name] += 1
+            return original(self, value, name)
 
         return counted
 
-    checks = [name for name in dir(nn) if name.startswith("check_")]
-    assert {"check_count", "check_d_model", "check_entries", "check_flag"} <= set(checks)
-    for name in checks:
-        monkeypatch.setattr(nn, name, counting(name, getattr(nn, name)))
-    nn.TokenModel(10, 8, 2, 16, 1)
-    width = calls["check_count", "d_model"] + calls["check_d_model", "d_model"]
-    assert width == 1, calls
+    rules = [
+        rule
+        for rule in vars(_validation).values()
+        if isinstance(rule, type)
+        and issubclass(rule, _validation.Constraint)
+        and "__call__" in vars(rule)
+        and rule not in (_validation.Constraint, _validation.Optional)  # Optional delegates
+    ]
+    assert {_validation.Integer, _validation.Width, _validation.Options} <= set(rules)
+    for rule in rules:
+        monkeypatch.setattr(rule, "__call__", counting(rule))
+
+    original_paired = _validation.Width.paired
+
+    def paired(value, name="d_model"):
+        calls[f"{name} (even)"] += 1
+        return original_paired(value, name)
+
+    monkeypatch.setattr(_validation.Width, "paired", staticmethod(paired))
+    original_entries = nn.check_entries
+
+    def entries(shape, *, what):
+        calls[what] += 1
+        return original_entries(shape, what=what)
+
+    monkeypatch.setattr(nn, "check_entries", entries)
+    # Every argument given (a default declared by a rule is checked once, at import).
+    arguments = dict(
+        vocab=10,
+        d_model=8,
+        n_heads=2,
+        d_ff=16,
+        n_layers=1,
+        encoding="sinusoidal",
+        max_len=64,
+        scale_embeddings=True,
+        embedding_std=0.5,
+        norm_first=False,
+        activation="relu",
+        n_outputs=3,
+        seed=0,
+        residual=True,
+        position_std=1.0,
+    )
+    assert set(arguments) == set(inspect.signature(nn.TokenModel).parameters)
+    nn.TokenModel(**arguments)
+    for argument in arguments:
+        assert calls[argument] == 1, (argument, calls)
+    assert calls["d_model (even)"] == 1, calls  # the sinusoids need pairs
     again = {key: count for key, count in calls.items() if count > 1}
     # The head and linear1 are two weights of the same kind (one label, two shapes).
-    assert again == {("check_entries", "the weight of Linear(d_in, d_out)"): 2}, again
-    for argument in ("vocab", "n_heads", "d_ff", "max_len", "n_layers", "seed", "encoding"):
-        assert sum(count for (_, label), count in calls.items() if label == argument) == 1
+    assert again == {"the weight of Linear(d_in, d_out)": 2}, again
+    # With the defaults, nothing is checked twice either.
+    calls.clear()
+    nn.TokenModel(10, 8, 2, 16, 1)
+    assert {key for key, count in calls.items() if count > 1} == set(again), calls
     # A child built on its own still checks everything it is given.
     calls.clear()
     nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
-    assert calls["check_count", "d_model"] == 1 and calls["check_count", "d_ff"] == 1
+    for argument in ("d_model", "n_heads", "d_ff", "norm_first", "activation", "eps", "encoding"):
+        assert calls[argument] == 1, (argument, calls)
