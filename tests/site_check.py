@@ -451,8 +451,16 @@ async def visit(
         in_flight.discard(request)
         finished.append(request)
 
+    capturing = False  # the full-page screenshot is being taken
+
     def on_failed(request):
         in_flight.discard(request)
+        if capturing and request.failure == "net::ERR_ABORTED":
+            # Chromium lays the page out at its full height to capture it, and on the
+            # way may start a figure's phone variant (<source media>) that it cancels
+            # when the capture ends: the browser's own cancel, not the page's fault.
+            # Every image the page shows was loaded and checked before.
+            return
         problem(f"request failed: {request.url} ({request.failure})")
 
     page.on("requestfinished", on_finished)
@@ -478,7 +486,10 @@ async def visit(
             found.problems.extend(await page.evaluate(PAGE_CHECKS_JS, arguments))
         if screenshot is not None:
             screenshot.parent.mkdir(parents=True, exist_ok=True)
+            capturing = True
             await page.screenshot(path=str(screenshot), full_page=True, **SCREENSHOT)
+            await _settled(page, in_flight)  # what the capture started has ended
+            capturing = False
         if audit:
             # axe reads the style sheets again for its own rules, and resolves the
             # theme's `@import "../basic.css"` against the wrong folder: its 404 is
