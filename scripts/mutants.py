@@ -230,7 +230,7 @@ MUTANTS: list[Mutant] = [
         "_validation.py",
         "return self.paired(value, name) if even else value",
         "return value",
-        "check_d_model: odd widths accepted",
+        "Width: odd widths accepted",
     ),
     M(
         "_validation.py",
@@ -242,13 +242,13 @@ MUTANTS: list[Mutant] = [
         "_validation.py",
         "if value == 1.0:",
         "if False:",
-        "check_base: base 1 accepted",
+        "Base: base 1 accepted",
     ),
     M(
         "_validation.py",
         "if not np.isfinite(value) or value <= 0:",
         "if not np.isfinite(value) or value < 0:",
-        "check_base: base 0 accepted (< vs <=)",
+        "Base: base 0 accepted (< vs <=)",
     ),
     M(
         "_validation.py",

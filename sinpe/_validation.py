@@ -517,16 +517,6 @@ def check_finite_entries(array: np.ndarray, *, name: str) -> np.ndarray:
     return array
 
 
-def check_base(base: object, *, name: str = "base") -> float:
-    """Return ``base`` as a float after checking it is finite, positive and not 1."""
-    return Base()(base, name)
-
-
-def check_layout(layout: object, *, name: str = "layout") -> str:
-    """Return ``layout`` after checking it is one of :data:`LAYOUTS`."""
-    return Layout()(layout, name)
-
-
 def check_dtype(dtype: npt.DTypeLike) -> np.dtype:
     """Return ``np.dtype(dtype)`` after checking it is float16, float32 or float64."""
     return DType()(dtype)
