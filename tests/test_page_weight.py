@@ -13,7 +13,9 @@ Run with the browser tests (`make browser`) on the built book (`make book`):
   (book/_ext/page_weight.py).
 
 The figures further down load as the reader scrolls to them (``loading="lazy"``), and
-are not counted. Sizes are of the files as served, uncompressed: a server that
+are not counted: those more than ``site_check.FIRST_SCREENS_PX`` (Chrome's distance on a
+fast connection) below the first window, whichever distance the browser under test
+fetches them at. Sizes are of the files as served, uncompressed: a server that
 compresses sends less.
 """
 
@@ -118,6 +120,39 @@ def test_what_a_chapter_names_fits_the_budget(site):
         weights[page.name] = page.stat().st_size + sum(path.stat().st_size for path in files)
     too_heavy = {name: weight for name, weight in weights.items() if weight > BUDGET}
     assert too_heavy == {}, f"more than {BUDGET} bytes named by the page: {too_heavy}"
+
+
+def test_a_cold_visit_counts_lazy_images_on_the_first_screens_only(chromium, tmp_path):
+    """Lazy figures within FIRST_SCREENS_PX below the window count, further ones do not,
+    whichever distance the browser fetches them at; an eager image counts anywhere."""
+    from test_site import _png
+
+    window = site_check.VIEWPORTS[site_check.DESKTOP]["viewport"]["height"]
+    near, far = window + 500, window + site_check.FIRST_SCREENS_PX + 500
+    blocks = [
+        f'<img loading="lazy" src="near.png" style="position:absolute;top:{near}px" alt="">',
+        f'<img loading="lazy" src="far.png" style="position:absolute;top:{far}px" alt="">',
+        f'<img src="eager.png" style="position:absolute;top:{far}px;left:200px" alt="">',
+    ]
+    (tmp_path / "page.html").write_text(
+        f'<!DOCTYPE html><html lang="en"><title>t</title><body style="height:{far + 5000}px">'
+        + "".join(blocks) + "</body></html>"
+    )  # fmt: skip
+    for name in ("near", "far", "eager"):
+        (tmp_path / f"{name}.png").write_bytes(_png(40, 40))
+
+    async def cold():
+        context = await chromium.context(site_check.DESKTOP)
+        try:
+            return await site_check.visit(context, base + "page.html", measure=True)
+        finally:
+            await context.close()
+
+    with site_check.serve(tmp_path) as base:
+        found = chromium.run(cold())
+    assert not [text for text in found.problems if text.startswith("request failed")]
+    assert {"/near.png", "/eager.png"} <= set(found.loads)
+    assert "/far.png" not in found.loads
 
 
 # Runs in the page once it has loaded: waits for MathJax to typeset it.
