@@ -43,6 +43,21 @@ def test_ceiling_rejects_odd_length():
         tasks.reversal_ceiling(10, 15)
 
 
+@pytest.mark.parametrize(
+    ("task", "source"),
+    [
+        (tasks.reversal_task, lambda t, length: length - 1 - t),
+        (tasks.previous_token_task, lambda t, length: max(t - 1, 0)),
+    ],
+)
+def test_each_target_is_the_token_its_rule_names(task, source):
+    """y[b, t] = x[b, source(t)], entry by entry, as each docstring states the rule."""
+    x, y = task(np.random.default_rng(3), 4, 7, 50)
+    assert x.shape == y.shape == (4, 7)
+    for b, t in itertools.product(range(4), range(7)):
+        assert y[b, t] == x[b, source(t, 7)], (b, t)
+
+
 def test_equivariance_gap():
     permutation = np.random.default_rng(1).permutation(8)
     tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
