@@ -48,7 +48,7 @@ STAGES := lint:10 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-s
 	pdf-check:10
 
 test: $(STAMP)
-	$(BIN)/python scripts/stages.py $(STAGES)
+	$(BIN)/python -m scripts.stages $(STAGES)
 	@echo "make test: all checks passed"
 
 # The inner loop for contributors: lint, the twins in sync, the unit tests and nbval of
@@ -59,7 +59,7 @@ check: $(STAMP)
 	$(MAKE) --no-print-directory -j2 --output-sync=target unit changed
 
 changed: $(STAMP)
-	$(BIN)/python scripts/notebooks.py validate --changed
+	$(BIN)/python -m scripts.notebooks validate --changed
 
 # The reader's path (the native run, as a reader runs the notebooks) and the portability
 # run side by side, one per core.
@@ -84,32 +84,32 @@ unit: $(STAMP)
 # The executed twins, then the reader's editions (notebooks/), which take their figure
 # and equation numbers from the book's build.
 twins: $(STAMP)
-	$(BIN)/python scripts/notebooks.py build
+	$(BIN)/python -m scripts.notebooks build
 	$(JB)
-	$(BIN)/python scripts/reader_edition.py build
+	$(BIN)/python -m scripts.reader_edition build
 
 twins-check: $(STAMP)
-	$(BIN)/python scripts/notebooks.py check
+	$(BIN)/python -m scripts.notebooks check
 
 # Every stored output of every chapter must reproduce, in this venv (a quick check while
 # editing; make test runs the reader's path instead) ...
 nbval: $(STAMP)
-	$(BIN)/python scripts/notebooks.py validate
+	$(BIN)/python -m scripts.notebooks validate
 
 # ... as a reader runs them: the notebook download unpacked into an empty folder, a new
 # venv with only what its README installs, no thread or hash-seed variables ...
 reader: $(STAMP)
-	$(BIN)/python scripts/notebooks.py validate --reader
+	$(BIN)/python -m scripts.notebooks validate --reader
 
 # ... and again as on another machine: NumPy's baseline SIMD level, another libm,
 # random floats perturbed by 1e-12 (README: "Portable outputs").
 portability: $(STAMP)
-	$(BIN)/python scripts/notebooks.py validate --elsewhere
+	$(BIN)/python -m scripts.notebooks validate --elsewhere
 
 # The strict build, and the reader's editions in step with it and with the twins.
 book-strict: $(STAMP)
 	$(JB)
-	$(BIN)/python scripts/reader_edition.py check
+	$(BIN)/python -m scripts.reader_edition check
 
 # Every page of _build/html in headless Chromium; screenshots in _build/screenshots/.
 # And what a chapter weighs as a reader opens it, cold (tests/test_page_weight.py).
@@ -141,7 +141,7 @@ pdf-check: $(STAMP)
 # Mutation testing (scripts/mutants.py, CONTRIBUTING.md): slow, not part of `make test`.
 .PHONY: mutants
 mutants: $(STAMP)
-	$(BIN)/python scripts/mutants.py
+	$(BIN)/python -m scripts.mutants
 
 # requirements.lock pins every package requirements.in needs, with the sha256 of every file of
 # each version on PyPI, for CPython 3.11 on any OS: a universal resolution (uv) also pins the

@@ -1,4 +1,4 @@
-"""Time sinpe.nn.EncoderLayer (NumPy) and, side by side, torch.nn.TransformerEncoderLayer.
+"""Time sinpe.lab.nn.EncoderLayer (NumPy) and, side by side, torch.nn.TransformerEncoderLayer.
 
 Usage::
 
@@ -20,7 +20,7 @@ import os
 import numpy as np
 from timing import best_time, machine_info, write_results
 
-from sinpe import nn
+from sinpe.lab import nn
 
 SHAPES = [  # (batch, length, d_model, heads, d_ff)
     (8, 64, 128, 4, 512),

@@ -38,7 +38,7 @@ import numpy as np
 from timing import machine_info
 
 import sinpe
-from sinpe.cli import inspect_file
+from sinpe.checkpoint.cli import inspect_file
 
 #: Rows written per block (64 MiB of float32 at width 1024).
 _BLOCK_ROWS = 16384

@@ -1,4 +1,4 @@
-"""Time sinpe.checks.inspect_table on large float32 tables (GitHub issue 16).
+"""Time sinpe.checkpoint.tables.inspect_table on large float32 tables (GitHub issue 16).
 
 Usage::
 
@@ -22,7 +22,7 @@ import numpy as np
 from timing import machine_info
 
 import sinpe
-from sinpe.checks import inspect_table
+from sinpe.checkpoint.tables import inspect_table
 
 
 def timed(function, repeats: int) -> tuple[float, float, object]:

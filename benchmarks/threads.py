@@ -45,7 +45,8 @@ import numpy as np
 from threadpoolctl import threadpool_info
 from timing import machine_info, write_results
 
-from sinpe import _threads, experiments, fourier, inspection, nn, tasks, training
+from sinpe import _threads, fourier
+from sinpe.lab import nn, probes, tasks, training
 
 
 def blas_threads() -> list[int]:
@@ -116,12 +117,12 @@ def cases() -> dict[str, Callable[[], object]]:
     return {
         "ch08 first cell": chapter_8,
         "token_accuracy": lambda: [
-            experiments.token_accuracy(model, *pair, per_position=True).tobytes()
+            training.token_accuracy(model, *pair, per_position=True).tobytes()
             for model in models
             for pair in inputs
         ],
         "fit_regression": fit,
-        "position_probes": lambda: inspection.position_probes(states, n_train=32, max_offset=3),
+        "position_probes": lambda: probes.position_probes(states, n_train=32, max_offset=3),
         "feature_regression": lambda: fourier.feature_regression(
             features, colours, test_features
         ).tobytes(),

@@ -8,7 +8,7 @@ left ``main`` (against ``HEAD`` on ``main`` itself). A change to anything under
 ``sinpe/`` that is not a module (data files), to the lock or to ``pyproject.toml``
 affects every chapter. By hand::
 
-    python scripts/changed_chapters.py          # the affected twins, one per line
+    python -m scripts.changed_chapters          # the affected twins, one per line
 """
 
 from __future__ import annotations
@@ -19,11 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
+from scripts.book import LEDGER, ROOT, chapters
+
 PACKAGE = ROOT / "sinpe"
-#: The notebook that collects the chapters' verdicts (scripts/notebooks.py).
-LEDGER = "claims_ledger"
 #: Files whose change affects every chapter.
 EVERYTHING = ("requirements.lock", "pyproject.toml")
 
@@ -60,31 +58,44 @@ def reexports() -> dict[str, str]:
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
-    """The ``sinpe`` modules a piece of code imports or reaches as ``sinpe.<name>``,
-    a name the package re-exports counting for its module (``sinpe.table``: ``sinpe.core``)."""
+    """The ``sinpe`` modules a piece of code imports or reaches as ``sinpe.<name>...``
+    (``sinpe.lab.nn``, ``from sinpe.lab import nn``), a name the package re-exports
+    counting for its module (``sinpe.table``: ``sinpe.core``)."""
     owners = {f"sinpe.{name}": module for name, module in reexports().items()}
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "sinpe":
-                found |= {f"sinpe.{alias.name}" for alias in node.names} | {"sinpe"}
-            elif node.module.startswith("sinpe."):
-                found.add(node.module)
+            if node.module == "sinpe" or node.module.startswith("sinpe."):
+                found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "sinpe"}
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id == "sinpe":
-                found.add(f"sinpe.{node.attr}")
+        elif isinstance(node, ast.Attribute):
+            dotted = _dotted(node)
+            if dotted and dotted.startswith("sinpe."):
+                parts = dotted.split(".")
+                found |= {".".join(parts[:end]) for end in range(2, len(parts) + 1)}
     found |= {owners[name] for name in found if name in owners}
     return {name for name in found if _module_path(name) is not None}
 
 
+def _dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
+
+
 def _module_path(name: str) -> Path | None:
-    parts = name.split(".")[1:]
-    if not parts:
+    """The file of module ``name`` (a package's ``__init__.py``), or None."""
+    if name == "sinpe":
         return PACKAGE / "__init__.py"
-    path = PACKAGE.joinpath(*parts).with_suffix(".py")
-    return path if path.is_file() else None
+    path = PACKAGE.joinpath(*name.split(".")[1:])
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def closure(modules: set[str]) -> set[str]:
@@ -96,8 +107,8 @@ def closure(modules: set[str]) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        if name != "sinpe":
-            todo.append("sinpe")  # importing sinpe.x runs sinpe/__init__.py first
+        parents = name.split(".")[:-1]  # importing sinpe.a.b runs sinpe's and sinpe.a's inits
+        todo += [".".join(parents[:end]) for end in range(1, len(parents) + 1)]
         tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
         todo += sorted(imported_modules(tree) - seen)
     return seen
@@ -124,7 +135,7 @@ def affected(changed: set[str], chapters: list[Path]) -> list[Path]:
     ):
         return chapters
     modules = {
-        "sinpe" if name == "sinpe/__init__.py" else name[:-3].replace("/", ".")
+        name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         for name in changed
         if name.startswith("sinpe/") and name.endswith(".py")
     }
@@ -143,10 +154,7 @@ def affected(changed: set[str], chapters: list[Path]) -> list[Path]:
 
 
 def main() -> int:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import notebooks
-
-    for chapter in affected(changed_files(), notebooks.chapters()):
+    for chapter in affected(changed_files(), chapters()):
         print(chapter.with_suffix(".ipynb").relative_to(ROOT))
     return 0
 

@@ -2,10 +2,10 @@
 
 PyTorch is not a dependency of sinpe. This script runs once, in an environment
 that has it, and stores inputs, weights and outputs in sinpe/data/ (package data,
-loaded by sinpe.pytorch_record.recorded_layers):
+loaded by sinpe.lab.pytorch_record.recorded_layers):
 
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch numpy
-    /tmp/torchenv/bin/python scripts/make_torch_fixtures.py
+    /tmp/torchenv/bin/python -m scripts.make_torch_fixtures
 
 Each case is a layer with random weights (LayerNorm weights too), evaluated in
 eval mode with batch_first=True on a random batch, with and without masks.
@@ -80,7 +80,7 @@ def main() -> None:
                 if key_padding is not None:
                     arrays[f"{case}/key_padding_mask"] = key_padding.numpy()
     arrays["torch_version"] = np.array(torch.__version__)
-    arrays["n_heads"] = np.array(N_HEADS)  # read back by sinpe.pytorch_record.recorded_layers
+    arrays["n_heads"] = np.array(N_HEADS)  # read back by sinpe.lab.pytorch_record.recorded_layers
     np.savez_compressed(OUT, **arrays)
     print(f"wrote {len(arrays)} arrays to {OUT} with torch {torch.__version__}")
 

@@ -9,10 +9,10 @@ against that copy (``PYTHONPATH`` points at it, so the shared working tree is
 never modified), and the file is restored. A mutant is *killed* when the tests
 fail (or time out), *survives* when they pass.
 
-    python scripts/mutants.py               # run every mutant (make mutants)
-    python scripts/mutants.py --only rope   # mutants whose file or description match
-    python scripts/mutants.py --only alibi --only psnr   # several patterns
-    python scripts/mutants.py --list        # list them, run nothing
+    python -m scripts.mutants               # run every mutant (make mutants)
+    python -m scripts.mutants --only rope   # mutants whose file or description match
+    python -m scripts.mutants --only alibi --only psnr   # several patterns
+    python -m scripts.mutants --list        # list them, run nothing
 
 Before the mutants, the tests of each module concerned run once on the unmutated
 copy: if they fail there, the run stops (a "kill" would mean nothing).
@@ -34,7 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from declared import declared
+from scripts.changed_chapters import imported_modules
+from scripts.declared import declared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,28 +57,26 @@ def modules_used(text: str) -> set[str]:
     """The ``sinpe`` modules (``"rope"``, ``"_validation"``) a test file uses: imports
     it, reaches it as ``sinpe.<module>`` or uses a name the package re-exports from it
     (``scripts/changed_chapters.py`` reads the chapters the same way)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from changed_chapters import imported_modules
-
     found = imported_modules(ast.parse(text))
     return {name.removeprefix("sinpe.") for name in found if name != "sinpe"}
 
 
 def test_files(module: str) -> list[str]:
-    """The test files run for a mutant of ``sinpe/<module>``, found, not listed: every
-    ``tests/test_*.py`` that uses the module (:func:`modules_used`) -- or, for a
-    private module without a test file of its own (``_table_scan``), that uses a
-    module importing it -- its own file first, then the independent oracles, then the
-    rest from the smallest (``-x`` stops at the first failure, so a killed mutant costs
-    little)."""
-    stem = module.removesuffix(".py")
+    """The test files run for a mutant of ``sinpe/<module>`` (``"lab/nn.py"``), found, not
+    listed: every ``tests/test_*.py`` that uses the module (:func:`modules_used`) -- or,
+    for a private module without a test file of its own (``checkpoint/_scan.py``), that
+    uses a module importing it -- its own file first, then the independent oracles, then
+    the rest from the smallest (``-x`` stops at the first failure, so a killed mutant
+    costs little)."""
+    dotted = module.removesuffix(".py").replace("/", ".")
+    stem = dotted.rpartition(".")[2]
     own = f"test_{stem.lstrip('_')}.py"
-    wanted = {stem}
+    wanted = {dotted}
     if stem.startswith("_") and not (ROOT / "tests" / own).is_file():
         wanted |= {
-            path.stem
-            for path in (ROOT / "sinpe").glob("*.py")
-            if stem in modules_used(path.read_text())
+            path.relative_to(ROOT / "sinpe").with_suffix("").as_posix().replace("/", ".")
+            for path in (ROOT / "sinpe").rglob("*.py")
+            if dotted in modules_used(path.read_text())
         }
     found = [
         path
@@ -651,73 +650,73 @@ MUTANTS: list[Mutant] = [
     ),
     # --- nn.py -------------------------------------------------------------------
     M(
-        "nn.py",
+        "lab/nn.py",
         "def __init__(self, d_model: int, eps: float = 1e-5) -> None:",
         "def __init__(self, d_model: int, eps: float = 1e-6) -> None:",
         "LayerNorm: default eps 1e-6 instead of 1e-5",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "vocab, d_model, rng, scale=scale_embeddings, std=embedding_std",
         "vocab, d_model, rng, scale=False, std=embedding_std",
         "TokenModel: embedding sqrt(D) scaling dropped",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "return x + positional_encoding(np.arange(length), self.d_model, base=self.base)",
         "return x + positional_encoding(np.arange(1, length + 1), self.d_model, self.base)",
         "PositionalEncoding: positions start at 1",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "return x + positional_encoding(np.arange(length), self.d_model, base=self.base)",
         "return x + positional_encoding(np.arange(length), self.d_model)",
         "PositionalEncoding: base ignored",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "scale = 1.0 / (math.sqrt(head_width) * self.temperature)",
         "scale = 1.0 / self.temperature",
         "MultiHeadAttention: 1/sqrt(d_head) scaling dropped",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)",
         "dq = rotate(dq, positions, frequencies=self.frequencies).astype(x.dtype)",
         "MultiHeadAttention: RoPE backward rotates the wrong way",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "bound = math.sqrt(6.0 / (d_model + 3 * d_model))",
         "bound = math.sqrt(6.0 / (d_model + d_model))",
         "MultiHeadAttention: Xavier bound of a (D, D) instead of (3D, D) matrix",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "pad_bias = np.where(padding[:, np.newaxis, np.newaxis, :], -np.inf, 0.0)",
         "pad_bias = np.where(padding[:, np.newaxis, :, np.newaxis], -np.inf, 0.0)",
         "attention_bias: padding masks queries instead of keys",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=x.dtype))",
         "return 0.5 * x * (1.0 + _erf(x / 2.0).astype(x.dtype))",
         "gelu: erf(x / 2) instead of erf(x / sqrt 2)",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "- xhat * (dxhat * xhat).mean(axis=-1, keepdims=True)",
         "- xhat * (dxhat * xhat).mean(axis=0, keepdims=True)",
         "LayerNorm.backward: mean over the wrong axis",
     ),
     M(
-        "training.py",
+        "lab/training.py",
         "value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)",
         "value -= self.lr * (first / correction1) / (np.sqrt(second) + self.eps)",
         "Adam: second-moment bias correction dropped",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "shifted = scores - np.max(scores, axis=axis, keepdims=True)",
         "shifted = scores - np.max(scores)",
         "softmax: global instead of row-wise max (overflow/underflow)",
@@ -1178,97 +1177,97 @@ MUTANTS: list[Mutant] = [
     ),
     # --- experiments.py / checks.py ------------------------------------------------
     M(
-        "nn.py",
+        "lab/nn.py",
         "return np.triu(np.ones((length, length), dtype=bool), 1)",
         "return np.triu(np.ones((length, length), dtype=bool), 0)",
         "causal_mask: the diagonal masked too (off by one)",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         '"concat": (slice(0, half), slice(half, 2 * half), slice(2 * half, width)),',
         '"concat": (slice(0, half), slice(half + 1, 2 * half + 1), slice(2 * half, width)),',
         "inspect_table: concat pairs off by one",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "if layout.padding is not None or not layout.cosines == layout.frequencies.size > 0:",
         "if not layout.cosines == layout.frequencies.size > 0:",
         "inspect_table: padded layouts take the rotation shortcut",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "self.fine = (np.cos(fine) - 1j * np.sin(fine)).astype(pairs)",
         "self.fine = (np.cos(fine) + 1j * np.sin(fine)).astype(pairs)",
         "inspect_table: fine rotation conjugated",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "expected -= np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "expected += np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "inspect_table: angle addition with the wrong sign",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "rounded = np.round(block[:, shared].astype(np.float64), 3)",
         "rounded = np.round(block[:, shared].astype(np.float64), 2)",
         "inspect_table: equal columns compared to 2 decimals",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "mismatch[inverse[here][differ]] = True",
         "mismatch[inverse[here][differ]] = False",
         "inspect_table: hash collisions counted as repeats",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "tied_mask[:-1] |= tie",
         "tied_mask[:-1] |= False",
         "inspect_table: tied rows not compared",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "total += float(np.sum(factor[width:, width:] ** 2))",
         "total += float(np.sum(factor[:, width:] ** 2))",
         "inspect_table: QR residual over the wrong block",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "inputs, targets = factor[:, :kept], factor[:, kept:]",
         "targets, inputs = factor[:, :kept], factor[:, kept:]",
         "inspect_table: inputs and targets swapped in the QR",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "dots = gram[:, index, index + k]",
         "dots = gram[:, index, index + k - 1]",
         "inspect_table: offset dot products off by one",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "return max(worst, _extreme(block[:, layout.zeros_at]))",
         "return worst",
         "inspect_table: zero columns not checked",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []",
         "padded = []",
         "inspect_table: padding rows not exempted",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "np.minimum(found.col_min, low, out=found.col_min)",
         "np.maximum(found.col_min, low, out=found.col_min)",
         "inspect_table: column minimum tracks the maximum",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).all(axis=0)",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).any(axis=0)",
         "inspect_table: columns equal when one entry is",
     ),
     M(
-        "_table_scan.py",
+        "checkpoint/_scan.py",
         "if tolerance - generator.margin < worst <= tolerance + generator.margin:",
         "if False:",
         "inspect_table: borderline rows not re-checked with encode",
@@ -1528,25 +1527,25 @@ MUTANTS: list[Mutant] = [
         "unit_circle: axis labels swapped",
     ),
     M(
-        "tasks.py",
+        "lab/tasks.py",
         "return tokens, tokens[:, ::-1].copy()",
         "return tokens, tokens.copy()",
         "reversal_task: targets not reversed",
     ),
     M(
-        "tasks.py",
+        "lab/tasks.py",
         "np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)",
         "np.concatenate([tokens[:, 1:], tokens[:, -1:]], axis=1)",
         "previous_token_task: the next token instead of the previous",
     ),
     M(
-        "tasks.py",
+        "lab/tasks.py",
         "best = max(largest - 1, runner_up) if unique_top else largest",
         "best = largest",
         "reversal_ceiling: the token at hand counted among the others",
     ),
     M(
-        "pytorch_record.py",
+        "lab/pytorch_record.py",
         'n_heads = int(arrays["n_heads"])',
         "n_heads = 2",
         "recorded_layers: n_heads not read from the record",
@@ -1595,103 +1594,103 @@ MUTANTS: list[Mutant] = [
         "interpolation_split: coordinates in (x, y) order of a meshgrid",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "rotation = (a + d) + 1j * (c - b)  # rho e^(i theta)",
         "rotation = (a + d) + 1j * (b - c)  # rho e^(i theta)",
         "pair_blocks: rotation angle of the key-side map (sign of theta flipped)",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "reflection = (d - a) + 1j * (b + c)  # sigma e^(i psi)",
         "reflection = (a - d) + 1j * (b + c)  # sigma e^(i psi)",
         "pair_blocks: reflection part with a and d swapped",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         'where = layout_permutation(width, layout, "concat")',
         'where = layout_permutation(width, "interleaved", "concat")',
         "pair_blocks: the concat layout read as interleaved",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "queries, keys = weight[:width][rows], weight[width : 2 * width][rows]",
         "queries, keys = weight[:width][rows], weight[2 * width :][rows]",
         "query_key_form: the value rows read as keys",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "return queries.T @ keys / (math.sqrt(head_width) * attention.temperature)",
         "return queries.T @ keys / math.sqrt(head_width)",
         "query_key_form: the temperature forgotten",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "return nearest > np.minimum(turn, 2 * np.pi - turn) / 2  # half a step on the circle",
         "return nearest > omega / 2",
         "unseen_phases: the step not measured on the circle (a base below 1)",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "power[1 : (rows.shape[0] + 1) // 2] *= 2",
         "pass",
         "position_spectrum: the Nyquist bin weighted like the others",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "centred = rows - rows.mean(axis=0)",
         "centred = rows",
         "position_spectrum: the mean not removed",
     ),
     M(
-        "inspection.py",
+        "lab/probes.py",
         "return float(np.linalg.norm(before @ (left @ right) - after) / scale)",
         "return float(np.linalg.norm(before @ (right.T @ left.T) - after) / scale)",
         "shift_rotation_residual: the transposed rotation",
     ),
     M(
-        "experiments.py",
+        "lab/context.py",
         'temperature = yarn_temperature(factor) if method == "yarn" else 1.0',
         "temperature = 1.0",
         "extend_context: YaRN without its temperature",
     ),
     M(
-        "experiments.py",
+        "lab/context.py",
         "stretched = copy.deepcopy(model)",
         "stretched = model",
         "extend_context: the model itself stretched, not a copy",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)",
         "dq = rotate(dq, -positions).astype(x.dtype)",
         "MultiHeadAttention.backward: default RoPE frequencies for the query gradient",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "scale = 1.0 / (math.sqrt(head_width) * self.temperature)",
         "scale = self.temperature / math.sqrt(head_width)",
         "MultiHeadAttention: scores multiplied by the temperature instead of divided",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         'self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))',
         'self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))',
         "PositionalEncoding: std of the learned table ignored",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "q = rotate(q, positions, frequencies=self.frequencies).astype(x.dtype)",
         "q = rotate(q, -positions, frequencies=self.frequencies).astype(x.dtype)",
         "MultiHeadAttention: scheme hook, queries rotated the wrong way",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "scores = scores + self.scheme.bias(heads, length).astype(x.dtype)",
         "scores = scores - self.scheme.bias(heads, length).astype(x.dtype)",
         "MultiHeadAttention: scheme hook, the bias subtracted (a reward for distance)",
     ),
     M(
-        "nn.py",
+        "lab/nn.py",
         "if scheme.rotate and (d_model // n_heads) % 2:",
         "if scheme.bias and (d_model // n_heads) % 2:",
         "_check_heads: scheme hook, the even head width asked of a bias, not a rotation",

@@ -36,6 +36,9 @@ from pathlib import Path
 import pytest
 from nbval.plugin import IPyNbCell
 
+# Where a figure's output keeps its phone variant, compared as one more figure of the cell.
+from sinpe.plotting import NARROW_KEY
+
 #: Largest RMS pixel difference (0-255 scale) between a figure and its committed one.
 #: Measured on the 17 figures of the twins: natively every figure is bit-identical
 #: (RMS 0); in the portability run the largest RMS of a figure outside
@@ -77,10 +80,6 @@ MACHINE_DEPENDENT: dict[tuple[str, str], tuple[float | None, str]] = {
 
 #: Figure types that nbval skips and this check compares (raster images, decoded).
 FIGURE_TYPES = ("image/png", "image/jpeg")
-
-#: Where a figure's output keeps its phone variant (sinpe.plotting.NARROW_KEY), which is
-#: compared as one more figure of the cell.
-NARROW_KEY = "sinpe_narrow"
 
 #: Where failing figures, their committed counterparts and their differences are kept.
 DIFF_DIR = Path("_build") / "figure-diffs"
@@ -277,7 +276,7 @@ class FigureCheckedCell(IPyNbCell):
             cc.FAIL + "Figures differ from the committed twin:" + cc.ENDC,
             *(f"  {problem}" for problem in comparison.problems),
             "  If the change is intended, rebuild the twin: "
-            f"python scripts/notebooks.py build book/{chapter}.md",
+            f"python -m scripts.notebooks build book/{chapter}.md",
         ]
         return False
 

@@ -15,7 +15,7 @@ permissions, and a wheel built with ``SOURCE_DATE_EPOCH``, so the same sources a
 give the same bytes. The book's Sphinx extension (``book/_ext/book_assets.py``) writes
 them into ``_build/html/_downloads/`` at every HTML build. By hand::
 
-    python scripts/notebook_zips.py [TARGET_DIR]    # default: _build/html/_downloads
+    python -m scripts.notebook_zips [TARGET_DIR]    # default: _build/html/_downloads
 """
 
 from __future__ import annotations
@@ -35,10 +35,7 @@ import nbformat
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-# lockfile.py beside this file, also when this is loaded by its path (the book's
-# build, book/_ext/book_assets.py, and the tests do) rather than run from scripts/.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lockfile
+from scripts import lockfile
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The reader's editions (scripts/reader_edition.py writes them).

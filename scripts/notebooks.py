@@ -2,12 +2,12 @@
 
 Usage::
 
-    python scripts/notebooks.py build [CHAPTER.md ...]   # (re)write executed twins
-    python scripts/notebooks.py check                    # md vs twin, all executed
-    python scripts/notebooks.py validate [PATH ...]      # nbval: outputs reproduce
-    python scripts/notebooks.py validate --elsewhere     # ... on "another machine"
-    python scripts/notebooks.py validate --reader        # ... as a reader runs them
-    python scripts/notebooks.py validate --changed       # only what a change affects
+    python -m scripts.notebooks build [CHAPTER.md ...]   # (re)write executed twins
+    python -m scripts.notebooks check                    # md vs twin, all executed
+    python -m scripts.notebooks validate [PATH ...]      # nbval: outputs reproduce
+    python -m scripts.notebooks validate --elsewhere     # ... on "another machine"
+    python -m scripts.notebooks validate --reader        # ... as a reader runs them
+    python -m scripts.notebooks validate --changed       # only what a change affects
 
 ``build`` reads each MyST notebook with jupytext, gives its cells stable ids,
 executes it with nbclient (no timing metadata) and writes the twin beside it,
@@ -41,8 +41,8 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
-BOOK = ROOT / "book"
+from scripts import changed_chapters, notebook_zips
+from scripts.book import BOOK, ROOT, chapters, twin_of
 
 #: Environment that makes execution deterministic; set for generation and for nbval.
 DETERMINISTIC_ENV = {
@@ -83,28 +83,8 @@ READER_KERNEL = "sinpe-reader"
 #: Where the figure check saves failing figures (one folder per run: they run side by side).
 FIGURE_DIFFS = ROOT / "_build" / "figure-diffs"
 
-#: The notebook that collects the chapters' verdicts (built after them).
-LEDGER = "claims_ledger"
-
 #: Cell timeout in seconds (each chapter should run well within it).
 TIMEOUT = 600
-
-
-def chapters() -> list[Path]:
-    """The MyST notebooks of the book: every ``book/*.md`` with a jupytext header.
-
-    The claims ledger comes last: it reads the verdicts from the chapters' twins.
-    """
-    found = []
-    for path in sorted(BOOK.glob("*.md"), key=lambda md: (md.stem == LEDGER, md.name)):
-        head = path.read_text(encoding="utf-8")[:400]
-        if head.startswith("---") and "format_name: myst" in head:
-            found.append(path)
-    return found
-
-
-def twin_of(path: Path) -> Path:
-    return path.with_suffix(".ipynb")
 
 
 def _tags(cell) -> list[str]:
@@ -228,8 +208,6 @@ def reader_env(run: Path = READER_RUN) -> tuple[dict[str, str], Path]:
     """Unpack the notebook download into an empty folder and install what its README
     says into a new venv; return nbval's environment (a reader's: none of
     :data:`DETERMINISTIC_ENV`) and the folder of the notebooks."""
-    import notebook_zips
-
     shutil.rmtree(run, ignore_errors=True)
     executed, _fresh = notebook_zips.write_zips(run / "downloads")
     with zipfile.ZipFile(executed) as archive:
@@ -322,8 +300,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "validate" and args.changed:
-        import changed_chapters
-
         changed = changed_chapters.changed_files()
         paths = [twin_of(chapter) for chapter in changed_chapters.affected(changed, chapters())]
         if not paths:

@@ -23,8 +23,8 @@ reader's edition says "Figure 3.2" exactly where the web page does. ``make twins
 writes the editions after the twins and the HTML build; ``make twins-check`` fails when
 one is out of date::
 
-    python scripts/reader_edition.py build    # write notebooks/*.ipynb
-    python scripts/reader_edition.py check    # fail if any is out of date
+    python -m scripts.reader_edition build    # write notebooks/*.ipynb
+    python -m scripts.reader_edition check    # fail if any is out of date
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import importlib.util
 import pickle
 import posixpath
 import re
@@ -43,6 +42,8 @@ from pathlib import Path
 
 import nbformat
 import yaml
+
+from scripts import notebook_zips as zips
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -58,19 +59,6 @@ MYST_LEFTOVERS = re.compile(
     r"\{[a-z][\w:-]*\}`|^\s*[:`]{3,}\s*\{|^\([\w-]+\)=\s*$|^\$\$[ \t]*\([\w-]+\)\s*$",
     re.M,
 )
-
-
-def _sibling(name: str):
-    """The module ``scripts/<name>.py``, however this script was started."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-#: Versions, the wheel's name, the extras and the book's address: one place for the
-#: downloads and the reader's editions.
-zips = _sibling("notebook_zips")
 
 
 def install_cell() -> str:

@@ -3,7 +3,7 @@
 ``make test`` calls it with its stages, each with its budget in seconds on a 2-core
 machine (``STAGES`` in the Makefile; CONTRIBUTING.md explains them)::
 
-    python scripts/stages.py lint:10 unit:90 ...
+    python -m scripts.stages lint:10 unit:90 ...
 
 It stops at the first stage that fails, after printing the table so far. A stage over
 its budget is marked in the table but does not fail the run: time is measured, never

@@ -7,7 +7,7 @@ mpmath reference works or names ``sinpe[reference]``. ``tests/test_wheel.py`` ru
 a NumPy-only install, ``scripts/notebooks.py validate --reader`` in the reader's venv,
 which has every extra (issue 29: one fresh install per kind, not one per test)::
 
-    path/to/python scripts/wheel_probe.py
+    path/to/python -m scripts.wheel_probe
 """
 
 import importlib
@@ -29,7 +29,7 @@ def probe() -> dict:
             result["modules"][name] = str(error)
     result["typed"] = resources.files("sinpe").joinpath("py.typed").is_file()
     result["table"] = float(sinpe.positional_encoding(1, 8)[0])
-    from sinpe import pytorch_record
+    from sinpe.lab import pytorch_record
 
     version, layers = pytorch_record.recorded_layers()  # the record is package data
     worst = max(float(np.abs(case.run() - case.outputs).max()) for case in layers)

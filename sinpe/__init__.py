@@ -15,12 +15,15 @@ The core (this namespace) needs only NumPy:
 
 The other modules load on first use, so ``sinpe.rope.apply_rope`` works after a
 plain ``import sinpe``; ``sinpe.symbolic`` and ``sinpe.plotting`` need the
-``symbolic`` and ``plot`` extras and say so when they are missing.
+``symbolic`` and ``plot`` extras and say so when they are missing. Two wings sit
+beside the encoding: :mod:`sinpe.lab`, the NumPy Transformer the chapters train, and
+:mod:`sinpe.checkpoint`, the ``sinpe inspect`` tool.
 """
 
 import importlib
-import os
+import pkgutil
 
+from sinpe import _moved
 from sinpe._validation import LAYOUTS, PrecisionWarning
 from sinpe.conventions import (
     CONVENTIONS,
@@ -44,14 +47,15 @@ from sinpe.core import (
 
 __version__ = "0.1.0"
 
-#: Modules loaded on first attribute access (``sinpe.nn``, ``sinpe.rope``, ...): every
-#: public module on disk, so a new module is listed (and swept, documented, ...) by
-#: existing.
+#: Every public module on disk, by its name under ``sinpe`` (``"rope"``, ``"lab.nn"``,
+#: ``"checkpoint.cli"``): the encoding's modules, then the two wings ``lab`` (the NumPy
+#: model lab) and ``checkpoint`` (the checkpoint tool) with theirs. A new module is
+#: listed (and swept, documented, ...) by existing.
 SUBMODULES = tuple(
     sorted(
-        name.removesuffix(".py")
-        for name in os.listdir(os.path.dirname(__file__))
-        if name.endswith(".py") and not name.startswith("_")
+        info.name.removeprefix("sinpe.")
+        for info in pkgutil.walk_packages(__path__, "sinpe.")
+        if not any(part.startswith("_") for part in info.name.split("."))
     )
 )
 
@@ -59,11 +63,13 @@ SUBMODULES = tuple(
 def __getattr__(name: str):
     if name in SUBMODULES:
         return importlib.import_module(f"sinpe.{name}")
+    if name in _moved.MOVED:
+        return importlib.import_module(f"sinpe.{name}")  # deprecated: warns
     raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *SUBMODULES})
+    return sorted({*globals(), *(name for name in SUBMODULES if "." not in name)})
 
 
 __all__ = [

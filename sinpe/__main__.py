@@ -1,6 +1,6 @@
-"""``python -m sinpe inspect PATH``: the ``sinpe`` command (:mod:`sinpe.cli`)."""
+"""``python -m sinpe inspect PATH``: the ``sinpe`` command (:mod:`sinpe.checkpoint.cli`)."""
 
-from sinpe.cli import main
+from sinpe.checkpoint.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,29 +1,24 @@
 """How a position scheme acts inside attention, declared by its own module.
 
 A module of ``sinpe`` that defines a module-level ``ATTENTION =
-AttentionScheme(...)`` is an in-attention scheme: :mod:`sinpe.nn` finds it here
-(no list to edit), accepts its module name as ``encoding=`` of
-:class:`sinpe.nn.TokenModel`, and :class:`sinpe.nn.MultiHeadAttention` calls its
-hooks. ``sinpe/rope.py`` and ``sinpe/alibi.py`` are the two examples.
+AttentionScheme(...)`` is an in-attention scheme once :data:`sinpe.lab.nn.ATTENTION_SCHEMES`
+registers it (one line there; ``tests/test_lists.py`` fails for a module that declares a
+scheme and is not registered): :class:`sinpe.lab.nn.TokenModel` then accepts its module
+name as ``encoding=``, and :class:`sinpe.lab.nn.MultiHeadAttention` calls its hooks.
+``sinpe/rope.py`` and ``sinpe/alibi.py`` are the two examples.
 """
 
 from __future__ import annotations
 
-import importlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-
-#: A module declares a scheme with this assignment at the start of a line.
-_DECLARATION = re.compile(r"^ATTENTION\s*(?::[^=\n]*)?=", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class AttentionScheme:
-    """The hooks :class:`sinpe.nn.MultiHeadAttention` calls for one scheme.
+    """The hooks :class:`sinpe.lab.nn.MultiHeadAttention` calls for one scheme.
 
     ``rotate(x, positions, frequencies=...)`` turns queries and keys ``(B, H, T, Dh)``
     by their positions; it must be a rotation of pairs of entries (so the head width
@@ -43,18 +38,7 @@ class AttentionScheme:
 NONE = AttentionScheme("no position information", year=0)
 
 
-def attention_schemes() -> dict[str, AttentionScheme]:
-    """``{"none": NONE, module name: its ATTENTION, ...}``, oldest scheme first.
-
-    The modules are found by reading the package's sources, so only the schemes
-    (NumPy-only modules) are imported, never the optional ``plotting`` or ``symbolic``.
-    """
-    import sinpe  # the package, already initialised when sinpe.nn asks
-
-    folder = Path(__file__).parent
-    found = {}
-    for name in sinpe.SUBMODULES:
-        if _DECLARATION.search((folder / f"{name}.py").read_text(encoding="utf-8")):
-            found[name] = importlib.import_module(f"sinpe.{name}").ATTENTION
-    ordered = sorted(found.items(), key=lambda item: (item[1].year, item[0]))
+def registry(**schemes: AttentionScheme) -> dict[str, AttentionScheme]:
+    """``{"none": NONE, name: scheme, ...}``, the schemes oldest first (ties by name)."""
+    ordered = sorted(schemes.items(), key=lambda item: (item[1].year, item[0]))
     return {"none": NONE, **dict(ordered)}

@@ -3,7 +3,7 @@
 Each head ``h`` adds ``-m_h * (i - j)`` to the attention score of query ``i``
 for key ``j``. NumPy only.
 
-Used in: chapter 6. :class:`sinpe.nn.TokenModel` with ``encoding="alibi"`` adds
+Used in: chapter 6. :class:`sinpe.lab.nn.TokenModel` with ``encoding="alibi"`` adds
 :func:`alibi_bias` in every attention layer.
 """
 
@@ -78,6 +78,6 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     return -alibi_slopes(n_heads)[:, None, None] * distance
 
 
-#: What ``encoding="alibi"`` of :class:`sinpe.nn.TokenModel` does in every attention
+#: What ``encoding="alibi"`` of :class:`sinpe.lab.nn.TokenModel` does in every attention
 #: layer: :func:`alibi_bias` added to the scores (found by ``sinpe._schemes``).
 ATTENTION = AttentionScheme("ALiBi", year=2022, bias=alibi_bias)

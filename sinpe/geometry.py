@@ -1,7 +1,7 @@
 """The geometry of the encoding: similarity and distance by offset, aliasing, planes.
 
 Each function is the closed form of a quantity the book plots, so the figures
-and the tests share one implementation; :mod:`sinpe.checks` uses it too.
+and the tests share one implementation; :mod:`sinpe.checkpoint.tables` uses it too.
 ``d_model`` and ``base`` are those of :func:`sinpe.positional_encoding`
 (``d_model`` positive and even, ``base`` the constant ``C``). NumPy only.
 

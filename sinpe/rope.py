@@ -544,6 +544,6 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     return heads[:, perm].reshape(rows.shape)
 
 
-#: What ``encoding="rope"`` of :class:`sinpe.nn.TokenModel` does in every attention
+#: What ``encoding="rope"`` of :class:`sinpe.lab.nn.TokenModel` does in every attention
 #: layer: queries and keys rotated by their positions (found by ``sinpe._schemes``).
 ATTENTION = AttentionScheme("RoPE", year=2021, rotate=apply_rope)

@@ -10,7 +10,7 @@ An *encoding* here is any callable ``encoding(position, d_model, *, base)`` that
 returns a SymPy column matrix of length ``d_model``; :func:`sinusoidal_encoding`
 is the paper's, :func:`one_indexed_encoding` the textbook's, and
 :data:`WRONG_ENCODINGS` holds encodings with bugs seen in real code (the symbolic
-side of :data:`sinpe.checks.BUGGY_TABLES`), for the tests.
+side of :data:`sinpe.checkpoint.tables.BUGGY_TABLES`), for the tests.
 
 Shared conventions: ``position`` is a SymPy expression or number (e.g. the symbol
 :data:`position`, ``p``); ``base`` the constant ``C``, by default the positive

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from scripts_loader import load_script
 
 # Property tests explore new examples on a developer's machine, and replay a fixed
 # set under CI=true so that a CI run is reproducible.
@@ -33,7 +32,9 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def notebooks():
     """The module scripts/notebooks.py (twin generation and sync checks)."""
-    return load_script("notebooks")
+    from scripts import notebooks
+
+    return notebooks
 
 
 # --- the built book in Chromium (make browser: tests/test_site.py, test_page_weight.py).

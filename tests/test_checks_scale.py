@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import _table_scan
-from sinpe.checks import inspect_table
+from sinpe.checkpoint import _scan as _table_scan
+from sinpe.checkpoint.tables import inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import positional_encoding
 from sinpe.geometry import linear_map_residual
@@ -266,7 +266,7 @@ def test_a_large_table_with_one_pair_swapped_late_is_rejected(big):
 def test_a_read_only_map_is_let_go_and_a_private_one_is_left_alone(tmp_path):
     """_release unmaps what a read-only np.memmap has read (the data stay the file's)
     and never touches a copy-on-write map, whose changes live only in its pages."""
-    from sinpe._table_scan import _release
+    from sinpe.checkpoint._scan import _release
 
     path = tmp_path / "table.npy"
     np.save(path, sinpe.table(64, 16))
@@ -279,5 +279,5 @@ def test_a_read_only_map_is_let_go_and_a_private_one_is_left_alone(tmp_path):
     private[10, 3] = 7.0
     _release(private)
     assert private[10, 3] == 7.0
-    report = sinpe.checks.inspect_table(np.load(path, mmap_mode="r"))
-    assert report.matches == sinpe.checks.inspect_table(exact).matches
+    report = sinpe.checkpoint.tables.inspect_table(np.load(path, mmap_mode="r"))
+    assert report.matches == sinpe.checkpoint.tables.inspect_table(exact).matches

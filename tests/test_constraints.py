@@ -52,23 +52,23 @@ NARROWED = {
     "sinpe.binary.binary_encoding": ("positions", "they must lie in [0, 2**n_bits)"),
     "sinpe.images.sincos_2d": ("d_model", "it must be a multiple of 4 (two tables of pairs)"),
     "sinpe.claims.settled": ("step", "value / step must be a float64"),
-    "sinpe.checks.buggy_table": (
+    "sinpe.checkpoint.tables.buggy_table": (
         "the 'fp16 phases' table overflows at these positions",
         "float16 phases hold positions up to 65504 only",
     ),
-    "sinpe.checks.inspect_table": ("positions must have shape", "one position per row"),
+    "sinpe.checkpoint.tables.inspect_table": ("positions must have shape", "one position per row"),
     "sinpe.rope.apply_rope": ("positions of shape", "they must broadcast to x.shape[:-1]"),
     # The frequencies of a base must be finite in the low precision computed in.
     "sinpe.numerics.low_precision_frequencies": ("base", "finite in float16/32 too"),
     "sinpe.numerics.low_precision_bound": ("base", "finite in float32 too"),
     "sinpe.numerics.computed_in": ("base", "finite in the precision too"),
     "sinpe.symbolic.frequency": ("index", "its range is 0 .. d_model / 2 - 1"),
-    "sinpe.nn.MultiHeadAttention": (
+    "sinpe.lab.nn.MultiHeadAttention": (
         ("d_model", "frequencies must have shape"),
         "n_heads must divide it; given frequencies fix the head width d_model / n_heads",
     ),
-    "sinpe.nn.EncoderLayer": ("d_model", "n_heads must divide it"),
-    "sinpe.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
+    "sinpe.lab.nn.EncoderLayer": ("d_model", "n_heads must divide it"),
+    "sinpe.lab.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
 }
 
 #: Arguments that mean one thing wherever they appear (each is taken by three or more

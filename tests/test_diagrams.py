@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import to_rgb
 
 import sinpe
-from sinpe import nn, plotting
+from sinpe import diagrams, plotting
+from sinpe.lab import nn
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def _markers(ax) -> np.ndarray:
     [(1.0, 2.0, 16, 0), (1.0, 2.0, 16, 1), (7.5, -3.0, 8, 3)],
 )
 def test_rotation_points_are_the_encodings_pair_values(ax, position, shift, d_model, pair):
-    turn = plotting.shift_rotation(ax, position, shift, d_model, pair)
+    turn = diagrams.shift_rotation(ax, position, shift, d_model, pair)
     table = sinpe.positional_encoding(np.array([position, position + shift]), d_model)
     expected = table[:, 2 * pair : 2 * pair + 2]  # (sin, cos): sine horizontal
     np.testing.assert_allclose(_markers(ax), expected, rtol=0, atol=1e-15)
@@ -59,14 +60,14 @@ def test_rotation_points_are_the_encodings_pair_values(ax, position, shift, d_mo
 
 def test_rotation_golden_values_of_the_fastest_pair(ax):
     # Pair 0 turns at omega_0 = 1: its points are (sin p, cos p), from the math module.
-    plotting.shift_rotation(ax, 1.0, 2.0, 16, 0)
+    diagrams.shift_rotation(ax, 1.0, 2.0, 16, 0)
     golden = [[math.sin(1.0), math.cos(1.0)], [math.sin(3.0), math.cos(3.0)]]
     np.testing.assert_allclose(_markers(ax), golden, rtol=0, atol=1e-15)
     assert ax.get_xlabel().startswith(r"$\sin") and ax.get_ylabel().startswith(r"$\cos")
 
 
 def test_rotation_arc_turns_clockwise_by_k_omega(ax):
-    turn = plotting.shift_rotation(ax, 0.5, 1.5, 8, 1)
+    turn = diagrams.shift_rotation(ax, 0.5, 1.5, 8, 1)
     (arc,) = [
         line.get_xydata()
         for line in ax.lines
@@ -92,7 +93,7 @@ def test_rotation_arc_turns_clockwise_by_k_omega(ax):
 )
 def test_rotation_refuses_bad_input(ax, arguments, error):
     with pytest.raises(error):
-        plotting.shift_rotation(ax, *arguments)
+        diagrams.shift_rotation(ax, *arguments)
 
 
 # ---------------------------------------------------------------------------
@@ -139,20 +140,20 @@ def test_layer_steps_compute_what_the_layer_computes(norm_first, residual, activ
         activation=activation,
     )
     x = np.random.default_rng(2).normal(size=(2, 5, 8))
-    steps = plotting.encoder_layer_steps(layer)
+    steps = diagrams.encoder_layer_steps(layer)
     np.testing.assert_allclose(_run_steps(layer, steps, x), layer.forward(x), atol=1e-12)
 
 
 def test_layer_steps_of_the_paper_and_their_sizes():
     layer = nn.EncoderLayer(32, 4, 64, np.random.default_rng(0))
-    assert plotting.encoder_layer_steps(layer) == [
+    assert diagrams.encoder_layer_steps(layer) == [
         "multi-head attention, 4 heads",
         "add & norm",
         "feed-forward 32 → 64 → 32, ReLU",
         "add & norm",
     ]
     pre = nn.EncoderLayer(8, 1, 24, np.random.default_rng(0), norm_first=True, activation="gelu")
-    assert plotting.encoder_layer_steps(pre) == [
+    assert diagrams.encoder_layer_steps(pre) == [
         "norm",
         "multi-head attention, 1 head",
         "add",
@@ -165,11 +166,11 @@ def test_layer_steps_of_the_paper_and_their_sizes():
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_layer_diagram_draws_the_boxes_bottom_to_top(ax, norm_first):
     layer = nn.EncoderLayer(8, 2, 16, np.random.default_rng(0), norm_first=norm_first)
-    labels = plotting.encoder_layer(ax, layer)
+    labels = diagrams.encoder_layer(ax, layer)
     assert labels == [
         "token embedding",
         "+ positional encoding PE(p)",
-        *plotting.encoder_layer_steps(layer),
+        *diagrams.encoder_layer_steps(layer),
     ]
     drawn = [text for text in ax.texts if text.get_text() in labels]
     assert [text.get_text() for text in drawn] == labels
@@ -187,7 +188,7 @@ def test_layer_diagram_draws_the_boxes_bottom_to_top(ax, norm_first):
 
 def test_layer_diagram_refuses_what_is_not_a_layer(ax):
     with pytest.raises(TypeError, match="layer must be"):
-        plotting.encoder_layer(ax, nn.MultiHeadAttention(4, 2, np.random.default_rng(0)))
+        diagrams.encoder_layer(ax, nn.MultiHeadAttention(4, 2, np.random.default_rng(0)))
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +203,7 @@ def attention():
 
 
 def test_attention_steps_are_the_layers_computation(attention):
-    steps = plotting.attention_steps(attention, sample=1)
+    steps = diagrams.attention_steps(attention, sample=1)
     scores = steps["Q"] @ steps["K^T"] / math.sqrt(4)  # one head: Dh = 4
     np.testing.assert_allclose(steps["S"], scores, atol=1e-12)
     np.testing.assert_allclose(steps["A"], nn.softmax(scores, axis=-1), atol=1e-12)
@@ -218,8 +219,8 @@ def test_attention_diagram_shows_the_steps_numbers(attention):
     with matplotlib.rc_context():
         plotting.style()
         fig = plt.figure(figsize=(3.8, 3.3))
-        axes = plotting.attention_diagram(fig, attention, sample=1)
-    steps = plotting.attention_steps(attention, sample=1)
+        axes = diagrams.attention_diagram(fig, attention, sample=1)
+    steps = diagrams.attention_steps(attention, sample=1)
     assert set(axes) == set(steps)
     for name, values in steps.items():
         np.testing.assert_array_equal(axes[name].images[0].get_array(), values)
@@ -236,13 +237,13 @@ def test_attention_diagram_shows_the_steps_numbers(attention):
 def test_attention_steps_refuse_bad_input(attention):
     fresh = nn.MultiHeadAttention(4, 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match="not run forward"):
-        plotting.attention_steps(fresh)
+        diagrams.attention_steps(fresh)
     with pytest.raises(ValueError, match="head"):
-        plotting.attention_steps(attention, head=1)
+        diagrams.attention_steps(attention, head=1)
     with pytest.raises(ValueError, match="sample"):
-        plotting.attention_steps(attention, sample=2)
+        diagrams.attention_steps(attention, sample=2)
     with pytest.raises(TypeError, match="attention must be"):
-        plotting.attention_steps(nn.EncoderLayer(4, 1, 8, np.random.default_rng(0)))
+        diagrams.attention_steps(nn.EncoderLayer(4, 1, 8, np.random.default_rng(0)))
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def test_attention_steps_refuse_bad_input(attention):
 
 def test_a_box_is_centred_where_asked_with_its_label_in_the_middle(ax):
     ax.set(xlim=(0, 10), ylim=(0, 10))
-    plotting.box(ax, (3.0, 7.0), "PE(p)", fill=plotting.COLORS[1], width=2.0, height=1.0)
+    diagrams.box(ax, (3.0, 7.0), "PE(p)", fill=plotting.COLORS[1], width=2.0, height=1.0)
     (patch,) = ax.patches
     assert (patch.get_x(), patch.get_y()) == (2.0, 6.5)
     assert (patch.get_width(), patch.get_height()) == (2.0, 1.0)
@@ -264,7 +265,7 @@ def test_a_box_is_centred_where_asked_with_its_label_in_the_middle(ax):
 
 def test_an_arrow_points_from_its_tail_to_its_head(ax):
     ax.set(xlim=(0, 10), ylim=(0, 10))
-    plotting.arrow(ax, (1.0, 2.0), (4.0, 6.0))
+    diagrams.arrow(ax, (1.0, 2.0), (4.0, 6.0))
     (drawn,) = ax.texts  # an annotation with no text, and its arrow
     assert drawn.xy == (4.0, 6.0) and drawn.xyann == (1.0, 2.0)
     assert drawn.arrowprops["arrowstyle"] == "-|>"

@@ -10,9 +10,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
-from scripts_loader import load_script
 
-lockfile = load_script("lockfile")
+from scripts import lockfile
 
 
 def _lock(root):

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from sinpe import experiments, nn, tasks, training
+from sinpe.lab import nn, probes, tasks, training
 
 
 def brute_force_ceiling(vocab, length):
@@ -63,8 +63,8 @@ def test_equivariance_gap():
     tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
     blind = nn.TokenModel(6, 16, 2, 32, 2, encoding="none", seed=0)
     seeing = nn.TokenModel(6, 16, 2, 32, 2, encoding="sinusoidal", seed=0)
-    assert experiments.equivariance_gap(blind, tokens, permutation) < 1e-12
-    assert experiments.equivariance_gap(seeing, tokens, permutation) > 1e-2
+    assert probes.equivariance_gap(blind, tokens, permutation) < 1e-12
+    assert probes.equivariance_gap(seeing, tokens, permutation) > 1e-2
 
 
 def test_training_log_and_determinism():
@@ -95,11 +95,6 @@ def test_attention_peak_between_uniform_and_one_hot():
     calm = nn.TokenModel(10, 16, 2, 32, 1, seed=0)
     loud = nn.TokenModel(10, 16, 2, 32, 1, embedding_std=1.0, seed=0)  # scaled: large inputs
     blind = nn.TokenModel(10, 16, 2, 32, 1, encoding="none", seed=0)
-    same = experiments.attention_peak(blind, np.zeros((4, 8), dtype=int))
+    same = probes.attention_peak(blind, np.zeros((4, 8), dtype=int))
     assert same == pytest.approx(1 / 8, rel=1e-12)  # identical inputs: attention is uniform
-    assert (
-        1 / 8
-        <= experiments.attention_peak(calm, tokens)
-        < experiments.attention_peak(loud, tokens)
-        <= 1
-    )
+    assert 1 / 8 <= probes.attention_peak(calm, tokens) < probes.attention_peak(loud, tokens) <= 1

@@ -16,7 +16,6 @@ import nbformat
 import numpy as np
 import pytest
 from PIL import Image
-from scripts_loader import load_script
 
 from sinpe import plotting
 
@@ -24,7 +23,9 @@ from sinpe import plotting
 @pytest.fixture(scope="module")
 def check():
     """The module scripts/nbval_figures.py."""
-    return load_script("nbval_figures")
+    from scripts import nbval_figures
+
+    return nbval_figures
 
 
 def _twin(root, chapter: str):

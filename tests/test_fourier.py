@@ -37,7 +37,7 @@ def test_bad_input(x, k, error):
 # NeRF and Fourier-feature mappings, against hand values and the formulas of the papers
 # (Mildenhall et al. 2020, eq. 4; Tancik et al. 2020) and the official code.
 import sinpe.fourier as fourier  # noqa: E402
-from sinpe import nn, training  # noqa: E402
+from sinpe.lab import nn, training  # noqa: E402
 
 
 def test_nerf_official_golden():

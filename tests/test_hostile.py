@@ -36,33 +36,25 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scripts_loader import load_script
 
 import sinpe
+from scripts import declared
 from sinpe import (
     PrecisionWarning,
     alibi,
     binary,
-    checkpoint,
-    checks,
     claims,
-    cli,
     conventions,
     core,
-    experiments,
-    files,
     fourier,
     geometry,
     images,
-    inspection,
-    nn,
     numerics,
-    pytorch_record,
     rope,
     symbolic,
-    tasks,
-    training,
 )
+from sinpe.checkpoint import cli, files, tables, tensors
+from sinpe.lab import context, nn, probes, pytorch_record, tasks, training
 
 #: Every module the package lists (``sinpe.SUBMODULES``; ``tests/test_lists.py`` checks
 #: that it names every public module on disk), so a new module is swept without a list here.
@@ -78,43 +70,43 @@ SKIP = {
     "sinpe.Convention": "record of a convention (built by the module, see encode)",
     "sinpe.conventions.Convention": "record of a convention (see encode)",
     "sinpe.geometry.Aliasing": "result record of aliasing",
-    "sinpe.inspection.PairBlocks": "result record of pair_blocks",
-    "sinpe.checks.TableReport": "result record of inspect_table",
-    "sinpe.checks.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
+    "sinpe.lab.probes.PairBlocks": "result record of pair_blocks",
+    "sinpe.checkpoint.tables.TableReport": "result record of inspect_table",
+    "sinpe.checkpoint.tables.BuggyTable": "record of one bug of the gallery (built by buggy_table)",
     "sinpe.claims.Verdict": "result record of judge",
-    "sinpe.checkpoint.Finding": "result record of inspect_tensor",
-    "sinpe.files.StoredTensor": "record of one tensor of a file (built by open_tensors)",
-    "sinpe.files.CheckpointError": "an exception class",
+    "sinpe.checkpoint.tensors.Finding": "result record of inspect_tensor",
+    "sinpe.checkpoint.files.StoredTensor": "record of one tensor of a file (built by open_tensors)",
+    "sinpe.checkpoint.files.CheckpointError": "an exception class",
     # The command's entry point exits through argparse (SystemExit 2) on a bad argv;
     # every bad argument and file is tested in tests/test_inspect_cli.py.
-    "sinpe.cli.main": "argparse's entry point; tests/test_inspect_cli.py runs its refusals",
-    "sinpe.pytorch_record.RecordedLayer": "result record of recorded_layers",
-    "sinpe.training.RegressionLog": "result record of fit_regression",
-    "sinpe.training.TrainingLog": "result record of train",
+    "sinpe.checkpoint.cli.main": "argparse's entry point; test_inspect_cli.py runs its refusals",
+    "sinpe.lab.pytorch_record.RecordedLayer": "result record of recorded_layers",
+    "sinpe.lab.training.RegressionLog": "result record of fit_regression",
+    "sinpe.lab.training.TrainingLog": "result record of train",
     "sinpe.symbolic.VerifiedIdentity": "result record of the verify_* functions",
     # The abstract base of the layers: no arguments, covered through its subclasses.
-    "sinpe.nn.Module": "abstract base class, covered via Linear, MLP, ...",
-    "sinpe.nn.AttentionCache": "result record of MultiHeadAttention.forward",
+    "sinpe.lab.nn.Module": "abstract base class, covered via Linear, MLP, ...",
+    "sinpe.lab.nn.AttentionCache": "result record of MultiHeadAttention.forward",
     # Plotting functions draw on Matplotlib axes; they take no numbers to validate
     # beyond what Matplotlib itself checks.
     "sinpe.plotting.animation_html": "renders a Matplotlib animation; its options go "
     "through _validation and each refusal is tested in tests/test_plotting.py",
-    "sinpe.plotting.arrow": "draws (Matplotlib) an arrow between two given points",
-    "sinpe.plotting.box": "draws (Matplotlib) a labelled box at a given point",
+    "sinpe.diagrams.arrow": "draws (Matplotlib) an arrow between two given points",
+    "sinpe.diagrams.box": "draws (Matplotlib) a labelled box at a given point",
     "sinpe.plotting.figure": "draws (Matplotlib)",
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
     "sinpe.plotting.narrow_png": "redraws a Matplotlib figure (a figure is its only input)",
     "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",
     "sinpe.plotting.unit_circle": "draws (Matplotlib)",
-    "sinpe.plotting.shift_rotation": "draws (Matplotlib); its numbers go through "
+    "sinpe.diagrams.shift_rotation": "draws (Matplotlib); its numbers go through "
     "_validation and each refusal is tested in tests/test_diagrams.py",
-    "sinpe.plotting.encoder_layer": "draws (Matplotlib) an nn.EncoderLayer, refusals "
+    "sinpe.diagrams.encoder_layer": "draws (Matplotlib) an nn.EncoderLayer, refusals "
     "tested in tests/test_diagrams.py",
-    "sinpe.plotting.encoder_layer_steps": "reads an nn.EncoderLayer's options, refusals "
+    "sinpe.diagrams.encoder_layer_steps": "reads an nn.EncoderLayer's options, refusals "
     "tested in tests/test_diagrams.py",
-    "sinpe.plotting.attention_steps": "reads an nn.MultiHeadAttention's cache, refusals "
+    "sinpe.diagrams.attention_steps": "reads an nn.MultiHeadAttention's cache, refusals "
     "tested in tests/test_diagrams.py",
-    "sinpe.plotting.attention_diagram": "draws (Matplotlib) attention_steps, refusals "
+    "sinpe.diagrams.attention_diagram": "draws (Matplotlib) attention_steps, refusals "
     "tested in tests/test_diagrams.py",
     # Records a notebook value exactly as myst_nb.glue does (tests/test_claims.py
     # compares the two outputs); any name and value myst-nb accepts, it accepts.
@@ -377,28 +369,30 @@ CASES: dict[str, Case] = {
             original_length=8192,
         ),
     ),
-    # sinpe.files, sinpe.checkpoint, sinpe.cli: a small checkpoint written for each call
-    "sinpe.files.open_tensors": Case(files.open_tensors, lambda: dict(path=_checkpoint())),
-    "sinpe.checkpoint.inspect_tensor": Case(
-        checkpoint.inspect_tensor,
+    # sinpe.checkpoint.files, .tensors and .cli: a small checkpoint written for each call
+    "sinpe.checkpoint.files.open_tensors": Case(
+        files.open_tensors, lambda: dict(path=_checkpoint())
+    ),
+    "sinpe.checkpoint.tensors.inspect_tensor": Case(
+        tensors.inspect_tensor,
         lambda: dict(stored=files.open_tensors(_checkpoint())["wpe.weight"]),
     ),
-    "sinpe.checkpoint.position_tensors": Case(
-        checkpoint.position_tensors, lambda: dict(tensors=files.open_tensors(_checkpoint()))
+    "sinpe.checkpoint.tensors.position_tensors": Case(
+        tensors.position_tensors, lambda: dict(tensors=files.open_tensors(_checkpoint()))
     ),
-    "sinpe.cli.inspect_file": Case(
+    "sinpe.checkpoint.cli.inspect_file": Case(
         cli.inspect_file, lambda: dict(path=str(_checkpoint()), key="wpe.weight")
     ),
     # sinpe.alibi
     "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias, lambda: dict(n_heads=4, length=3)),
     "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes, lambda: dict(n_heads=4)),
-    # sinpe.checks
-    "sinpe.checks.buggy_table": Case(
-        checks.buggy_table,
+    # sinpe.checkpoint.tables
+    "sinpe.checkpoint.tables.buggy_table": Case(
+        tables.buggy_table,
         lambda: dict(name="fp16 phases", positions=np.arange(4.0), d_model=4),
     ),
-    "sinpe.checks.inspect_table": Case(
-        checks.inspect_table,
+    "sinpe.checkpoint.tables.inspect_table": Case(
+        tables.inspect_table,
         lambda: dict(
             table=core.positional_encoding(np.arange(8), 4), positions=None, tolerance=1e-3
         ),
@@ -421,20 +415,20 @@ CASES: dict[str, Case] = {
         allowed=(AssertionError,),
     ),
     "sinpe.claims.tally": Case(claims.tally, lambda: dict(verdicts=[_verdict()])),
-    # sinpe.experiments
-    "sinpe.experiments.attention_peak": Case(
-        experiments.attention_peak,
+    # sinpe.lab.experiments
+    "sinpe.lab.probes.attention_peak": Case(
+        probes.attention_peak,
         lambda: dict(model=_model(), tokens=_tokens(), layer=0),
         poison=("tokens", "layer"),
     ),
-    "sinpe.nn.causal_mask": Case(nn.causal_mask, lambda: dict(length=3)),
-    "sinpe.experiments.equivariance_gap": Case(
-        experiments.equivariance_gap,
+    "sinpe.lab.nn.causal_mask": Case(nn.causal_mask, lambda: dict(length=3)),
+    "sinpe.lab.probes.equivariance_gap": Case(
+        probes.equivariance_gap,
         lambda: dict(model=_model(), tokens=_tokens(), permutation=np.array([1, 0, 3, 2])),
         poison=("tokens", "permutation"),
     ),
-    "sinpe.experiments.extend_context": Case(
-        experiments.extend_context,
+    "sinpe.lab.context.extend_context": Case(
+        context.extend_context,
         lambda: dict(
             model=nn.TokenModel(5, 4, 1, 8, 1, encoding="rope"),
             method="ntk",
@@ -443,33 +437,33 @@ CASES: dict[str, Case] = {
         ),
         poison=("method", "factor", "original_length"),
     ),
-    # sinpe.inspection
-    "sinpe.inspection.query_key_form": Case(
-        inspection.query_key_form,
+    # sinpe.lab.probes
+    "sinpe.lab.probes.query_key_form": Case(
+        probes.query_key_form,
         lambda: dict(model=_model(), layer=0, head=1),
         poison=("layer", "head"),
     ),
-    "sinpe.inspection.pair_blocks": Case(
-        inspection.pair_blocks, lambda: dict(form=_matrix(4, 4), layout="interleaved")
+    "sinpe.lab.probes.pair_blocks": Case(
+        probes.pair_blocks, lambda: dict(form=_matrix(4, 4), layout="interleaved")
     ),
-    "sinpe.inspection.attention_entropy": Case(
-        inspection.attention_entropy, lambda: dict(weights=np.full((2, 3, 3), 1 / 3))
+    "sinpe.lab.probes.attention_entropy": Case(
+        probes.attention_entropy, lambda: dict(weights=np.full((2, 3, 3), 1 / 3))
     ),
-    "sinpe.inspection.attention_on": Case(
-        inspection.attention_on,
+    "sinpe.lab.probes.attention_on": Case(
+        probes.attention_on,
         lambda: dict(weights=np.full((2, 3, 3), 1 / 3), keys=np.array([0, 0, 1])),
     ),
-    "sinpe.inspection.unseen_phases": Case(
-        inspection.unseen_phases,
+    "sinpe.lab.probes.unseen_phases": Case(
+        probes.unseen_phases,
         lambda: dict(positions=np.arange(6), d_model=8, trained_length=4, base=1e4),
     ),
-    "sinpe.inspection.position_spectrum": Case(
-        inspection.position_spectrum, lambda: dict(table=_matrix(6, 3))
+    "sinpe.lab.probes.position_spectrum": Case(
+        probes.position_spectrum, lambda: dict(table=_matrix(6, 3))
     ),
-    "sinpe.inspection.shift_rotation_residual": Case(
-        inspection.shift_rotation_residual, lambda: dict(table=_matrix(6, 3), offset=1)
+    "sinpe.lab.probes.shift_rotation_residual": Case(
+        probes.shift_rotation_residual, lambda: dict(table=_matrix(6, 3), offset=1)
     ),
-    "sinpe.training.fit_regression": Case(
+    "sinpe.lab.training.fit_regression": Case(
         training.fit_regression,
         lambda: dict(
             model=nn.MLP([2, 4, 1], _rng()),
@@ -482,30 +476,32 @@ CASES: dict[str, Case] = {
         ),
         poison=("inputs", "targets", "steps", "lr", "eval_inputs", "record_every"),
     ),
-    "sinpe.tasks.previous_token_task": Case(
+    "sinpe.lab.tasks.previous_token_task": Case(
         tasks.previous_token_task,
         lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
         poison=("batch", "length", "vocab"),
     ),
-    "sinpe.pytorch_record.recorded_layers": Case(
+    "sinpe.lab.pytorch_record.recorded_layers": Case(
         pytorch_record.recorded_layers,
         lambda: dict(path=None),
         allowed=(OSError,),  # a missing file
     ),
-    "sinpe.tasks.reversal_ceiling": Case(tasks.reversal_ceiling, lambda: dict(vocab=5, length=4)),
-    "sinpe.tasks.reversal_task": Case(
+    "sinpe.lab.tasks.reversal_ceiling": Case(
+        tasks.reversal_ceiling, lambda: dict(vocab=5, length=4)
+    ),
+    "sinpe.lab.tasks.reversal_task": Case(
         tasks.reversal_task,
         lambda: dict(rng=_rng(), batch=2, length=4, vocab=5),
         poison=("batch", "length", "vocab"),
     ),
-    "sinpe.experiments.token_accuracy": Case(
-        experiments.token_accuracy,
+    "sinpe.lab.training.token_accuracy": Case(
+        training.token_accuracy,
         lambda: dict(
             model=_model(), tokens=_tokens(), targets=_tokens(), per_position=False, causal=False
         ),
         poison=("tokens", "targets", "per_position", "causal"),
     ),
-    "sinpe.training.train": Case(
+    "sinpe.lab.training.train": Case(
         training.train,
         lambda: dict(
             model=_model(),
@@ -522,23 +518,23 @@ CASES: dict[str, Case] = {
         ),
         poison=("steps", "length", "vocab", "batch", "lr", "seed", "eval_every", "causal"),
     ),
-    # sinpe.nn: layers through their constructors, then one forward pass
-    "sinpe.nn.MLP": Case(
+    # sinpe.lab.nn: layers through their constructors, then one forward pass
+    "sinpe.lab.nn.MLP": Case(
         nn.MLP,
         lambda: dict(sizes=[2, 3, 1], rng=_rng(), output="linear"),
         poison=("sizes", "output"),
     ),
-    "sinpe.training.Adam": Case(
+    "sinpe.lab.training.Adam": Case(
         training.Adam,
         lambda: dict(module=nn.Linear(2, 2, _rng()), lr=1e-3, betas=(0.9, 0.999), eps=1e-8),
         poison=("lr", "betas", "eps"),
     ),
-    "sinpe.nn.Embedding": Case(
+    "sinpe.lab.nn.Embedding": Case(
         nn.Embedding,
         lambda: dict(vocab=5, d_model=4, rng=_rng(), scale=True, std=None),
         poison=("vocab", "d_model", "scale", "std"),
     ),
-    "sinpe.nn.EncoderLayer": Case(
+    "sinpe.lab.nn.EncoderLayer": Case(
         nn.EncoderLayer,
         lambda: dict(
             d_model=4,
@@ -562,11 +558,11 @@ CASES: dict[str, Case] = {
             "residual",
         ),
     ),
-    "sinpe.nn.LayerNorm": Case(nn.LayerNorm, lambda: dict(d_model=4, eps=1e-5)),
-    "sinpe.nn.Linear": Case(
+    "sinpe.lab.nn.LayerNorm": Case(nn.LayerNorm, lambda: dict(d_model=4, eps=1e-5)),
+    "sinpe.lab.nn.Linear": Case(
         nn.Linear, lambda: dict(d_in=2, d_out=3, rng=_rng()), poison=("d_in", "d_out")
     ),
-    "sinpe.nn.MultiHeadAttention": Case(
+    "sinpe.lab.nn.MultiHeadAttention": Case(
         nn.MultiHeadAttention,
         lambda: dict(
             d_model=4,
@@ -578,12 +574,12 @@ CASES: dict[str, Case] = {
         ),
         poison=("d_model", "n_heads", "encoding", "frequencies", "temperature"),
     ),
-    "sinpe.nn.PositionalEncoding": Case(
+    "sinpe.lab.nn.PositionalEncoding": Case(
         nn.PositionalEncoding,
         lambda: dict(d_model=4, max_len=8, rng=_rng(), encoding="learned", base=1e4, std=0.02),
         poison=("encoding", "d_model", "max_len", "base", "std"),
     ),
-    "sinpe.nn.TokenModel": Case(
+    "sinpe.lab.nn.TokenModel": Case(
         nn.TokenModel,
         lambda: dict(
             vocab=5,
@@ -603,7 +599,7 @@ CASES: dict[str, Case] = {
             position_std=1.0,
         ),
     ),
-    "sinpe.nn.attention_bias": Case(
+    "sinpe.lab.nn.attention_bias": Case(
         nn.attention_bias,
         lambda: dict(
             mask=nn.causal_mask(3),
@@ -615,17 +611,17 @@ CASES: dict[str, Case] = {
         ),
         infinite_ok=True,  # -inf marks the masked (query, key) pairs
     ),
-    "sinpe.training.check_gradients": Case(
+    "sinpe.lab.training.check_gradients": Case(
         training.check_gradients,
         lambda: dict(module=nn.Linear(2, 2, _rng()), inputs=_matrix(3, 2), delta=1e-6, seed=0),
         poison=("inputs", "delta", "seed"),
     ),
-    "sinpe.nn.gelu": Case(nn.gelu, lambda: dict(x=_matrix(2, 3))),
-    "sinpe.nn.gelu_backward": Case(
+    "sinpe.lab.nn.gelu": Case(nn.gelu, lambda: dict(x=_matrix(2, 3))),
+    "sinpe.lab.nn.gelu_backward": Case(
         nn.gelu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
     ),
-    "sinpe.inspection.linear_probe": Case(
-        inspection.linear_probe,
+    "sinpe.lab.probes.linear_probe": Case(
+        probes.linear_probe,
         lambda: dict(
             features=_matrix(8, 3),
             labels=np.arange(8) % 2,
@@ -634,11 +630,11 @@ CASES: dict[str, Case] = {
             ridge=1e-3,
         ),
     ),
-    "sinpe.nn.mean_squared_error": Case(
+    "sinpe.lab.nn.mean_squared_error": Case(
         nn.mean_squared_error, lambda: dict(prediction=_matrix(2, 3), target=_matrix(2, 3, 1))
     ),
-    "sinpe.inspection.position_probes": Case(
-        inspection.position_probes,
+    "sinpe.lab.probes.position_probes": Case(
+        probes.position_probes,
         lambda: dict(
             states=np.random.default_rng(0).normal(size=(6, 5, 4)),
             n_train=4,
@@ -646,12 +642,12 @@ CASES: dict[str, Case] = {
             ridge=1e-3,
         ),
     ),
-    "sinpe.nn.relu": Case(nn.relu, lambda: dict(x=_matrix(2, 3))),
-    "sinpe.nn.relu_backward": Case(
+    "sinpe.lab.nn.relu": Case(nn.relu, lambda: dict(x=_matrix(2, 3))),
+    "sinpe.lab.nn.relu_backward": Case(
         nn.relu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
     ),
-    "sinpe.nn.softmax": Case(nn.softmax, lambda: dict(scores=_matrix(2, 3), axis=-1)),
-    "sinpe.nn.softmax_cross_entropy": Case(
+    "sinpe.lab.nn.softmax": Case(nn.softmax, lambda: dict(scores=_matrix(2, 3), axis=-1)),
+    "sinpe.lab.nn.softmax_cross_entropy": Case(
         nn.softmax_cross_entropy, lambda: dict(logits=_matrix(2, 3), targets=np.array([0, 2]))
     ),
     # sinpe.symbolic: exact SymPy expressions. Only the integer sizes, indices and
@@ -738,7 +734,7 @@ def declared_cases(folder: Path = Path(__file__).parent) -> dict[str, Case]:
     in CASES: a top-level ``HOSTILE_EXAMPLES = {"sinpe.module.function": {valid keyword
     arguments}}`` of literals (scripts/declared.py); every argument is poisoned in turn."""
     found = {}
-    for examples in load_script("declared").declared(folder, "HOSTILE_EXAMPLES"):
+    for examples in declared.declared(folder, "HOSTILE_EXAMPLES"):
         for qualified, kwargs in examples.items():
             module_name, _, name = qualified.rpartition(".")
             call = getattr(importlib.import_module(module_name), name)

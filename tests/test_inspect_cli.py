@@ -5,7 +5,7 @@ re-typed in NumPy (``tests/sources.py``), step by step in its own dtype (float32
 PyTorch, TensorFlow and Marian NMT; float64 then float32 for Hugging Face's Marian),
 never from ``sinpe``; the command must name each one. Then the answers and exit codes for a
 learned table, the gallery's bugs and every kind of broken file. Most tests run the
-command in-process (:func:`sinpe.cli.main`); a few run it as a user does, with
+command in-process (:func:`sinpe.checkpoint.cli.main`); a few run it as a user does, with
 ``python -m sinpe`` and the installed ``sinpe`` script.
 """
 
@@ -38,8 +38,8 @@ from sources import (
     whisper_sinusoids,
 )
 
-from sinpe import files
-from sinpe.cli import main
+from sinpe.checkpoint import files
+from sinpe.checkpoint.cli import main
 
 F32 = np.float32
 ROWS, WIDTH = 300, 64

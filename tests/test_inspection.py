@@ -1,4 +1,4 @@
-"""sinpe.inspection and the RoPE stretching of sinpe.experiments, against independent oracles.
+"""sinpe.lab.probes and the RoPE stretching of sinpe.lab.experiments, against independent oracles.
 
 The oracles: the score a head computes (the model's own attention scores), direct
 evaluation of ``u(t) . B u(s)`` for the pair decomposition, Chapter 2's ``M_k`` from
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import experiments, inspection, nn, training
+from sinpe.lab import context, nn, probes, training
 from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
 
 # ---------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ def test_query_key_form_gives_the_scores_the_model_computes(head):
     tokens = np.array([[1, 5, 2, 6, 0]])
     x = model.hidden_states(tokens)[0][0]  # the input of layer 0, (T, D)
     scores = model.layers[0].self_attn.attention_scores[0, head]  # from the same pass
-    form = inspection.query_key_form(model, head=head)
+    form = probes.query_key_form(model, head=head)
     assert form.shape == (8, 8)
     # the biases start at zero, so the score is x_t . G x_s exactly (up to rounding)
     np.testing.assert_allclose(x @ form @ x.T, scores, rtol=1e-12, atol=1e-12)
@@ -36,7 +36,7 @@ def test_query_key_form_gives_the_scores_the_model_computes(head):
 
 def test_query_key_form_reads_the_layer_asked_for():
     model = nn.TokenModel(7, 8, 1, 16, 2, seed=1)
-    forms = [inspection.query_key_form(model, layer=k) for k in (0, 1)]
+    forms = [probes.query_key_form(model, layer=k) for k in (0, 1)]
     assert not np.allclose(forms[0], forms[1])
     weight = model.layers[1].self_attn.params["in_proj_weight"]
     np.testing.assert_allclose(forms[1], weight[:8].T @ weight[8:16] / math.sqrt(8))
@@ -44,10 +44,10 @@ def test_query_key_form_reads_the_layer_asked_for():
 
 def test_query_key_form_divides_by_the_temperature():
     model = nn.TokenModel(7, 8, 2, 16, 1, encoding="rope", seed=0)
-    stretched = experiments.extend_context(model, "yarn", 4.0, original_length=16)
+    stretched = context.extend_context(model, "yarn", 4.0, original_length=16)
     np.testing.assert_allclose(
-        inspection.query_key_form(stretched),
-        inspection.query_key_form(model) / yarn_temperature(4.0),
+        probes.query_key_form(stretched),
+        probes.query_key_form(model) / yarn_temperature(4.0),
         rtol=1e-14,
     )
 
@@ -65,14 +65,14 @@ def test_query_key_form_divides_by_the_temperature():
 def test_query_key_form_refuses_a_layer_or_head_that_is_not_there(kwargs, error):
     model = nn.TokenModel(7, 8, 2, 16, 1)
     with pytest.raises(error, match=r"layer|head"):
-        inspection.query_key_form(model, **kwargs)
+        probes.query_key_form(model, **kwargs)
 
 
 def test_query_key_form_needs_a_model_with_attention():
     with pytest.raises(TypeError, match="model"):
-        inspection.query_key_form(np.eye(4))
+        probes.query_key_form(np.eye(4))
     with pytest.raises(ValueError, match="no layers"):
-        inspection.query_key_form(nn.TokenModel(7, 8, 2, 16, 0))
+        probes.query_key_form(nn.TokenModel(7, 8, 2, 16, 0))
 
 
 # ---------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def test_pair_blocks_reproduce_the_score_of_every_block():
     rng = np.random.default_rng(5)
     form = rng.normal(size=(8, 8))
     omega = sinpe.frequencies(8)
-    parts = inspection.pair_blocks(form)
+    parts = probes.pair_blocks(form)
     for i in range(4):
         block = form[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
         for t, s in rng.uniform(-20, 20, size=(10, 2)):
@@ -102,7 +102,7 @@ def test_pair_blocks_reproduce_the_score_of_every_block():
 def test_the_form_of_a_head_that_looks_k_back_has_the_angle_of_m_minus_k(k):
     d = 16
     form = sinpe.shift_matrix(-k, d).T  # PE(t) . M_(-k)^T PE(s) = PE(t - k) . PE(s)
-    parts = inspection.pair_blocks(form)
+    parts = probes.pair_blocks(form)
     expected = np.angle(np.exp(-1j * k * sinpe.frequencies(d)))  # -k w_i, wrapped
     np.testing.assert_allclose(parts.rotation, 1.0, rtol=1e-12)
     np.testing.assert_allclose(parts.rotation_angle, expected, atol=1e-12)
@@ -118,7 +118,7 @@ def test_a_reflection_block_has_only_a_reflection_part():
     psi = 0.7
     # u(t) . R u(s) = cos(w (s + t) - psi): R = [[-cos psi, sin psi], [sin psi, cos psi]]
     block = np.array([[-math.cos(psi), math.sin(psi)], [math.sin(psi), math.cos(psi)]])
-    parts = inspection.pair_blocks(block)
+    parts = probes.pair_blocks(block)
     assert parts.rotation[0] == pytest.approx(0.0, abs=1e-15)
     assert parts.reflection[0] == pytest.approx(1.0, rel=1e-15)
     assert parts.reflection_angle[0] == pytest.approx(psi, rel=1e-15)
@@ -131,9 +131,7 @@ def test_pair_blocks_read_only_the_blocks_of_a_pair_with_itself():
     form = rng.normal(size=(6, 6))
     coupled = form.copy()
     coupled[0:2, 2:6] += rng.normal(size=(2, 4))  # pair 0 with pairs 1 and 2
-    for mine, theirs in zip(
-        inspection.pair_blocks(form), inspection.pair_blocks(coupled), strict=True
-    ):
+    for mine, theirs in zip(probes.pair_blocks(form), probes.pair_blocks(coupled), strict=True):
         np.testing.assert_array_equal(mine, theirs)
 
 
@@ -143,8 +141,8 @@ def test_the_concat_layout_reads_the_same_pairs_at_other_indices():
     order = sinpe.layout_permutation(8, "interleaved", "concat")  # concat = interleaved[order]
     concat = interleaved[np.ix_(order, order)]
     for a, b in zip(
-        inspection.pair_blocks(interleaved),
-        inspection.pair_blocks(concat, layout="concat"),
+        probes.pair_blocks(interleaved),
+        probes.pair_blocks(concat, layout="concat"),
         strict=True,
     ):
         np.testing.assert_array_equal(a, b)
@@ -162,12 +160,12 @@ def test_the_concat_layout_reads_the_same_pairs_at_other_indices():
 )
 def test_pair_blocks_refuse_what_is_not_a_form_on_pairs(form, error):
     with pytest.raises(error):
-        inspection.pair_blocks(form)
+        probes.pair_blocks(form)
 
 
 def test_pair_blocks_refuse_an_unknown_layout():
     with pytest.raises(ValueError, match="layout"):
-        inspection.pair_blocks(np.eye(2), layout="half-and-half")
+        probes.pair_blocks(np.eye(2), layout="half-and-half")
 
 
 # ---------------------------------------------------------------------------------
@@ -176,15 +174,15 @@ def test_pair_blocks_refuse_an_unknown_layout():
 
 def test_entropy_of_uniform_and_one_hot_rows():
     for n in (1, 2, 7):
-        assert inspection.attention_entropy(np.full(n, 1 / n)) == pytest.approx(math.log(n))
-    assert inspection.attention_entropy(np.eye(4)).tolist() == [0.0] * 4
+        assert probes.attention_entropy(np.full(n, 1 / n)) == pytest.approx(math.log(n))
+    assert probes.attention_entropy(np.eye(4)).tolist() == [0.0] * 4
 
 
 def test_entropy_matches_the_sum_over_the_nonzero_weights():
     rng = np.random.default_rng(0)
     weights = nn.softmax(rng.normal(size=(2, 3, 5, 5)))
     weights[0, 0, 0] = [0.5, 0.5, 0, 0, 0]
-    got = inspection.attention_entropy(weights)
+    got = probes.attention_entropy(weights)
     assert got.shape == (2, 3, 5)
     for index in np.ndindex(got.shape):
         row = [w for w in weights[index] if w > 0]
@@ -195,7 +193,7 @@ def test_attention_on_picks_one_key_per_query():
     rng = np.random.default_rng(1)
     weights = nn.softmax(rng.normal(size=(3, 2, 4, 6)))
     keys = np.array([0, 0, 1, 5])
-    got = inspection.attention_on(weights, keys)
+    got = probes.attention_on(weights, keys)
     assert got.shape == (3, 2, 4)
     for b, h, t in np.ndindex(got.shape):
         assert got[b, h, t] == weights[b, h, t, keys[t]]
@@ -213,7 +211,7 @@ def test_attention_on_picks_one_key_per_query():
 )
 def test_weights_that_are_not_a_softmax_are_refused(weights):
     with pytest.raises(ValueError, match="weights"):
-        inspection.attention_entropy(weights)
+        probes.attention_entropy(weights)
 
 
 @pytest.mark.parametrize(
@@ -227,12 +225,12 @@ def test_weights_that_are_not_a_softmax_are_refused(weights):
 )
 def test_attention_on_refuses_keys_that_are_not_there(keys, error):
     with pytest.raises(error, match="keys"):
-        inspection.attention_on(np.full((2, 2), 0.5), keys)
+        probes.attention_on(np.full((2, 2), 0.5), keys)
 
 
 def test_attention_on_needs_a_query_axis():
     with pytest.raises(ValueError, match="query axis"):
-        inspection.attention_on(np.array([0.5, 0.5]), np.array([0]))
+        probes.attention_on(np.array([0.5, 0.5]), np.array([0]))
 
 
 # ---------------------------------------------------------------------------------
@@ -256,7 +254,7 @@ def _unseen_by_hand(trained_length, position, omega):
 )
 def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
     positions = np.concatenate([np.arange(60), [1000.5, 12345.0]])
-    got = inspection.unseen_phases(positions, d_model, trained_length=trained, base=base)
+    got = probes.unseen_phases(positions, d_model, trained_length=trained, base=base)
     omega = sinpe.frequencies(d_model, base=base)
     assert got.shape == (len(positions), d_model // 2)
     for n, p in enumerate(positions):
@@ -265,24 +263,24 @@ def test_unseen_phases_match_a_scalar_search(d_model, base, trained):
 
 
 def test_trained_positions_are_never_unseen_and_fast_pairs_never_are():
-    got = inspection.unseen_phases(np.arange(16), 32, trained_length=16)
+    got = probes.unseen_phases(np.arange(16), 32, trained_length=16)
     assert not got.any()
     # pairs 0 and 1 go round within 16 positions (wavelengths 6.3 and 11.2)
-    far = inspection.unseen_phases(np.arange(5000), 32, trained_length=16)
+    far = probes.unseen_phases(np.arange(5000), 32, trained_length=16)
     assert not far[:, :2].any() and far[:, 2:].any()
 
 
 def test_unseen_phases_refuse_bad_arguments():
     with pytest.raises(ValueError, match="trained_length"):
-        inspection.unseen_phases([1.0], 8, trained_length=0)
+        probes.unseen_phases([1.0], 8, trained_length=0)
     with pytest.raises(ValueError, match="1-d"):
-        inspection.unseen_phases(np.ones((2, 2)), 8, trained_length=4)
+        probes.unseen_phases(np.ones((2, 2)), 8, trained_length=4)
     with pytest.raises(ValueError, match="positions"):
-        inspection.unseen_phases([np.inf], 8, trained_length=4)
+        probes.unseen_phases([np.inf], 8, trained_length=4)
     with pytest.raises(ValueError, match="d_model"):
-        inspection.unseen_phases([1.0], 7, trained_length=4)
+        probes.unseen_phases([1.0], 7, trained_length=4)
     with pytest.raises(ValueError, match="entries"):
-        inspection.unseen_phases(np.arange(2**12), 8, trained_length=2**20)
+        probes.unseen_phases(np.arange(2**12), 8, trained_length=2**20)
 
 
 # ---------------------------------------------------------------------------------
@@ -292,7 +290,7 @@ def test_unseen_phases_refuse_bad_arguments():
 def test_spectrum_of_two_cosines_splits_by_their_squared_amplitudes():
     p = np.arange(16)
     column = np.cos(2 * np.pi * 1 * p / 16) + 2 * np.cos(2 * np.pi * 3 * p / 16 + 0.4)
-    got = inspection.position_spectrum(np.stack([column, 0.5 * column], axis=1))
+    got = probes.position_spectrum(np.stack([column, 0.5 * column], axis=1))
     expected = np.zeros(9)
     expected[[1, 3]] = [1 / 5, 4 / 5]
     np.testing.assert_allclose(got, expected, atol=1e-15)
@@ -300,14 +298,14 @@ def test_spectrum_of_two_cosines_splits_by_their_squared_amplitudes():
 
 def test_spectrum_ignores_the_mean_and_sums_to_one():
     table = np.random.default_rng(0).normal(size=(11, 4)) + 100.0
-    got = inspection.position_spectrum(table)
+    got = probes.position_spectrum(table)
     assert got.shape == (6,) and got[0] < 1e-20
     assert got.sum() == pytest.approx(1.0, rel=1e-14)
 
 
 def test_spectrum_of_a_constant_table_is_refused():
     with pytest.raises(ValueError, match="does not vary"):
-        inspection.position_spectrum(np.ones((8, 3)))
+        probes.position_spectrum(np.ones((8, 3)))
 
 
 def test_rotation_residual_of_rows_turned_by_one_rotation_is_zero():
@@ -316,18 +314,18 @@ def test_rotation_residual_of_rows_turned_by_one_rotation_is_zero():
     rows = [rng.normal(size=5)]
     for _ in range(9):
         rows.append(rows[-1] @ q)
-    assert inspection.shift_rotation_residual(np.array(rows)) < 1e-14
-    assert inspection.shift_rotation_residual(np.array(rows), offset=3) < 1e-14
+    assert probes.shift_rotation_residual(np.array(rows)) < 1e-14
+    assert probes.shift_rotation_residual(np.array(rows), offset=3) < 1e-14
 
 
 def test_rotation_residual_of_sinusoids_is_zero_and_of_a_stretch_is_known():
     table = sinpe.positional_encoding(np.arange(40), 8)
-    assert inspection.shift_rotation_residual(table, offset=2) < 1e-12
+    assert probes.shift_rotation_residual(table, offset=2) < 1e-12
     # rows 1 -> 2 -> 4: the best orthogonal map of the line is 1; residual
     # |(1, 2) - (2, 4)| / |(2, 4)| = 1/2
-    assert inspection.shift_rotation_residual([[1.0], [2.0], [4.0]]) == pytest.approx(0.5)
+    assert probes.shift_rotation_residual([[1.0], [2.0], [4.0]]) == pytest.approx(0.5)
     # a quarter turn in the plane is exact
-    assert inspection.shift_rotation_residual([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]) < 1e-15
+    assert probes.shift_rotation_residual([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]]) < 1e-15
 
 
 @pytest.mark.parametrize(
@@ -343,7 +341,7 @@ def test_rotation_residual_of_sinusoids_is_zero_and_of_a_stretch_is_known():
 )
 def test_rotation_residual_refuses_bad_tables(table, offset, error):
     with pytest.raises(error):
-        inspection.shift_rotation_residual(table, offset=offset)
+        probes.shift_rotation_residual(table, offset=offset)
 
 
 # ---------------------------------------------------------------------------------
@@ -357,7 +355,7 @@ def _rope_model():
 @pytest.mark.parametrize("factor", [2.0, 3.5])
 def test_interpolation_is_rope_at_divided_positions(factor):
     model = _rope_model()
-    stretched = experiments.extend_context(model, "interpolation", factor, original_length=8)
+    stretched = context.extend_context(model, "interpolation", factor, original_length=8)
     tokens = np.array([[1, 2, 3, 4, 5, 6]])
     stretched(tokens)
     for index in range(2):
@@ -374,7 +372,7 @@ def test_extend_context_sets_the_scaled_frequencies_on_a_copy(method):
     model = _rope_model()
     tokens = np.array([[1, 2, 3, 4]])
     before = model(tokens).copy()
-    stretched = experiments.extend_context(model, method, 4.0, original_length=8)
+    stretched = context.extend_context(model, method, 4.0, original_length=8)
     expected = scaled_frequencies(8, 4.0, method=method, original_length=8)
     for index in range(2):
         attention = stretched.layers[index].self_attn
@@ -389,7 +387,7 @@ def test_a_stretch_of_one_changes_nothing():
     model = _rope_model()
     tokens = np.array([[1, 2, 3, 4, 0]])
     for method in ("interpolation", "ntk"):
-        same = experiments.extend_context(model, method, 1.0, original_length=8)
+        same = context.extend_context(model, method, 1.0, original_length=8)
         np.testing.assert_allclose(same(tokens), model(tokens), rtol=1e-13, atol=1e-13)
 
 
@@ -397,25 +395,25 @@ def test_ntk_scaling_refuses_a_factor_whose_base_overflows():
     with pytest.raises(ValueError, match="factor"):
         scaled_frequencies(8, 1e300, method="ntk")
     with pytest.raises(ValueError, match="factor"):
-        experiments.extend_context(_rope_model(), "ntk", 1e300, original_length=8)
+        context.extend_context(_rope_model(), "ntk", 1e300, original_length=8)
     assert np.isfinite(scaled_frequencies(8, 1e6, method="ntk")).all()
 
 
 def test_extend_context_refuses_models_without_rope_and_bad_options():
     with pytest.raises(ValueError, match="RoPE"):
-        experiments.extend_context(nn.TokenModel(7, 8, 2, 16, 1), "ntk", 2.0, original_length=8)
+        context.extend_context(nn.TokenModel(7, 8, 2, 16, 1), "ntk", 2.0, original_length=8)
     with pytest.raises(ValueError, match="RoPE"):
-        experiments.extend_context(
+        context.extend_context(
             nn.TokenModel(7, 8, 2, 16, 0, encoding="rope"), "ntk", 2.0, original_length=8
         )
     with pytest.raises(TypeError, match="model"):
-        experiments.extend_context("model", "ntk", 2.0, original_length=8)
+        context.extend_context("model", "ntk", 2.0, original_length=8)
     with pytest.raises(ValueError, match="method"):
-        experiments.extend_context(_rope_model(), "linear", 2.0, original_length=8)
+        context.extend_context(_rope_model(), "linear", 2.0, original_length=8)
     with pytest.raises(ValueError, match="factor"):
-        experiments.extend_context(_rope_model(), "ntk", 0.5, original_length=8)
+        context.extend_context(_rope_model(), "ntk", 0.5, original_length=8)
     with pytest.raises(ValueError, match="original_length"):
-        experiments.extend_context(_rope_model(), "yarn", 2.0, original_length=0)
+        context.extend_context(_rope_model(), "yarn", 2.0, original_length=0)
 
 
 def test_the_temperature_divides_the_query_key_products():
@@ -509,7 +507,7 @@ def test_position_std_must_be_a_positive_number(std, error):
 
 def test_a_turn_just_short_of_a_full_circle_is_a_small_step():
     base = (2 * math.pi - 0.01) ** -2  # d = 4: w_1 = 2 pi - 0.01
-    unseen = inspection.unseen_phases(np.arange(200), 4, trained_length=8, base=base)
+    unseen = probes.unseen_phases(np.arange(200), 4, trained_length=8, base=base)
     # training saw an arc of 7 * 0.01 rad for pair 1: almost every later position is new
     assert unseen[:8, 1].sum() == 0 and unseen[20:, 1].all()
 
@@ -518,7 +516,7 @@ def test_the_spectrum_counts_both_halves_of_a_bin_below_nyquist():
     p = np.arange(16)
     columns = np.stack([np.cos(2 * np.pi * p / 16), 0.5 * np.cos(np.pi * p)], axis=1)
     # variances: 1/2 at 1 cycle, 1/4 at the Nyquist frequency (8 cycles)
-    got = inspection.position_spectrum(columns)
+    got = probes.position_spectrum(columns)
     assert got[1] == pytest.approx(2 / 3) and got[8] == pytest.approx(1 / 3)
 
 
@@ -527,14 +525,14 @@ def test_huge_and_tiny_entries_give_the_same_shares_and_residuals(scale):
     rng = np.random.default_rng(0)
     table = rng.normal(size=(10, 4))
     np.testing.assert_allclose(
-        inspection.position_spectrum(scale * table),
-        inspection.position_spectrum(table),
+        probes.position_spectrum(scale * table),
+        probes.position_spectrum(table),
         rtol=1e-12,
         atol=1e-15,  # the share at 0 cycles is 0 up to rounding
     )
-    assert inspection.shift_rotation_residual(scale * table) == pytest.approx(
-        inspection.shift_rotation_residual(table), rel=1e-10
+    assert probes.shift_rotation_residual(scale * table) == pytest.approx(
+        probes.shift_rotation_residual(table), rel=1e-10
     )
     form = rng.normal(size=(4, 4))
-    blocks = inspection.pair_blocks(scale * form / np.abs(form).max())
+    blocks = probes.pair_blocks(scale * form / np.abs(form).max())
     assert all(np.isfinite(part).all() for part in blocks)

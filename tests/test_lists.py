@@ -1,7 +1,7 @@
 """One source for every list (issue 31).
 
 The package lists its modules once (``sinpe.SUBMODULES``) and its position schemes
-once (``sinpe.nn.ENCODINGS``); tests, the wheel probe, the hostile sweep and the
+once (``sinpe.lab.nn.ENCODINGS``); tests, the wheel probe, the hostile sweep and the
 mutant runner read those instead of keeping copies. These tests check that the one
 list is right and that what depends on it cannot drift silently.
 """
@@ -10,25 +10,26 @@ from __future__ import annotations
 
 import ast
 import importlib
-import pkgutil
 import re
 
 import pytest
-from scripts_loader import load_script
 
 import sinpe
-from sinpe import nn
+from sinpe.lab import nn
 
 
 @pytest.fixture(scope="module")
 def mutants():
-    return load_script("mutants")
+    from scripts import mutants
+
+    return mutants
 
 
 @pytest.fixture(scope="module")
 def chapter_uses(root):
     """``{module: chapter numbers}``: which chapters use each module in their own code."""
-    changed = load_script("changed_chapters")
+    from scripts import changed_chapters as changed
+
     uses: dict[str, set[int]] = {}
     for path in sorted((root / "book").glob("ch[0-9][0-9]_*.md")):
         for name in changed.imported_modules(changed.chapter_code(path)):
@@ -46,11 +47,17 @@ def used_in(chapters: set[int]) -> str:
     return f"Used in: chapters {', '.join(numbers[:-1])} and {numbers[-1]}."
 
 
-def test_submodules_name_every_public_module_on_disk():
+def test_submodules_name_every_public_module_on_disk(root):
+    """Every module and wing of sinpe/ whose path has no private part, found on disk."""
+    package = root / "sinpe"
     on_disk = {
-        info.name for info in pkgutil.iter_modules(sinpe.__path__) if not info.name.startswith("_")
+        path.relative_to(package).with_suffix("").as_posix().removesuffix("/__init__")
+        for path in package.rglob("*.py")
     }
-    assert set(sinpe.SUBMODULES) == on_disk
+    public = {name.replace("/", ".") for name in on_disk if not any(
+        part.startswith("_") for part in name.split("/"))}  # fmt: skip
+    assert set(sinpe.SUBMODULES) == public
+    assert {"lab", "lab.nn", "checkpoint", "checkpoint.cli", "rope"} <= public
     assert len(sinpe.SUBMODULES) == len(set(sinpe.SUBMODULES))
 
 
@@ -90,8 +97,8 @@ def test_encodings_are_the_added_and_the_in_attention_schemes():
 
 
 def test_in_attention_schemes_are_the_modules_that_declare_attention():
-    """nn finds the schemes by reading the sources (so as not to import ``plotting`` or
-    ``symbolic``); importing every module must find the same ones, each with a hook."""
+    """nn registers the schemes by name (an explicit list, sinpe/_schemes.py); importing
+    every module finds the modules that declare one, and each must be registered."""
     declared = {
         name
         for name in sinpe.SUBMODULES
@@ -112,7 +119,8 @@ def test_in_attention_schemes_are_the_modules_that_declare_attention():
 def test_used_in_names_the_chapters_that_import_the_module(name, chapter_uses, root):
     """The "Used in" signpost of each module is the chapters' own imports, so it
     cannot go stale (d2l's "Defined in" pointers come from its code harvester)."""
-    source = (root / "sinpe" / f"{name}.py").read_text(encoding="utf-8")
+    path = root / "sinpe" / name.replace(".", "/")
+    source = (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
     docstring = " ".join(ast.get_docstring(ast.parse(source)).split())
     stated = re.search(r"Used in: [^.]*\.", docstring)
     expected = used_in(chapter_uses.get(name, set()))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe import nn
+from sinpe.lab import nn
 
 mpmath.mp.dps = 40
 

@@ -1,9 +1,11 @@
-"""A new in-attention scheme needs three files and no list (issue 31).
+"""A new in-attention scheme needs three files and one registration line (issues 31, 38).
 
 In a copy of the repository, a throwaway scheme is added as a newcomer would add
 xPos or T5's bias: its module (``sinpe/throwaway.py``, declaring ``ATTENTION``), its
-test file (declaring its hostile examples and its mutants) and its API entry. A fresh
-interpreter on that copy then finds it everywhere, with no list edited:
+test file (declaring its hostile examples and its mutants), its line in the registry
+(``sinpe.lab.nn.ATTENTION_SCHEMES``, which the discovery test of ``tests/test_lists.py``
+requires: it fails, naming the module, until the line is there) and its API entry. A
+fresh interpreter on that copy then finds it everywhere, with no other list edited:
 
 * selectable: ``TokenModel(encoding="throwaway")`` builds, runs forward and backward,
   and its attention's gradients pass ``training.check_gradients``;
@@ -79,7 +81,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sinpe import nn, throwaway, training
+from sinpe import throwaway
+from sinpe.lab import nn, training
 
 
 def load(path, name):
@@ -123,7 +126,8 @@ for param in hostile.CASES[name].params():
 print("swept")
 
 # Mutated: the runner collects the test file's mutant, whose snippet is in the module.
-mutants = load(Path("scripts/mutants.py"), "mutants")
+from scripts import mutants
+
 chosen = mutants.selected(["throwaway"])
 assert [mutant.description for _, mutant in chosen] == ["distance_bias: sign"], chosen
 assert mutants.check_snippets(chosen) == []
@@ -151,9 +155,8 @@ def _check(copy):
         cwd=copy,
         env=dict(
             os.environ,
-            # the package, and the tests' and scripts' sibling modules, as pytest and
-            # the scripts themselves find them
-            PYTHONPATH=os.pathsep.join(str(copy / part) for part in ("", "tests", "scripts")),
+            # the package and the tools (scripts), and the tests' helpers, as pytest finds them
+            PYTHONPATH=os.pathsep.join(str(copy / part) for part in ("", "tests")),
             PYTHONDONTWRITEBYTECODE="1",
         ),
         capture_output=True,
@@ -164,10 +167,38 @@ def _check(copy):
     return result.stdout.splitlines()
 
 
+#: The registration, added to the registry's line in sinpe/lab/nn.py.
+REGISTERED = "registry(rope=rope.ATTENTION, alibi=alibi.ATTENTION"
+
+
+def _discovery(copy):
+    """The discovery test of tests/test_lists.py, run on the copy: its failure text."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+         "tests/test_lists.py", "-k", "in_attention_schemes"],
+        cwd=copy, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    return result.returncode, result.stdout
+
+
 def test_a_new_scheme_is_selectable_swept_mutated_and_documented(root, tmp_path):
     copy = _copy(root, tmp_path / "repo")
     (copy / "sinpe" / "throwaway.py").write_text(MODULE, encoding="utf-8")
     (copy / "tests" / "test_throwaway.py").write_text(TEST, encoding="utf-8")
+    # Declared but not registered: the discovery test fails and says so.
+    code, out = _discovery(copy)
+    assert code == 1 and "throwaway" in out, out[-2000:]
+    nn_py = copy / "sinpe" / "lab" / "nn.py"
+    source = nn_py.read_text(encoding="utf-8")
+    assert source.count(REGISTERED) == 1
+    from_module = "from sinpe import alibi, rope\n"
+    source = source.replace(from_module, "from sinpe import alibi, rope, throwaway\n")
+    nn_py.write_text(
+        source.replace(REGISTERED, REGISTERED + ", throwaway=throwaway.ATTENTION"),
+        encoding="utf-8",
+    )
+    assert _discovery(copy)[0] == 0
     # Two files: everything but the documentation works, which the check reports.
     assert _check(copy) == [
         "selectable",
@@ -182,8 +213,8 @@ def test_a_new_scheme_is_selectable_swept_mutated_and_documented(root, tmp_path)
 
 
 def test_the_throwaway_files_are_all_that_changed(root):
-    """The copy above differs from the repository by the three files only: no list in
-    the package, the tests or the scripts names the throwaway scheme."""
+    """The copy above differs from the repository by its three files and the registry
+    line only: no other list in the package, the tests or the scripts names it."""
     for folder in ("sinpe", "tests", "scripts"):
         for path in (root / folder).rglob("*.py"):
             if path.name != "test_new_scheme.py":

@@ -1,11 +1,11 @@
-"""Every backward pass of sinpe.nn against central finite differences (float64)."""
+"""Every backward pass of sinpe.lab.nn against central finite differences (float64)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sinpe import inspection, nn, training
+from sinpe.lab import nn, probes, training
 
 
 def numeric_gradient(function, array, delta=1e-6):
@@ -299,21 +299,21 @@ def test_linear_probe_reads_linear_labels_and_not_random_ones():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(600, 4))
     labels = (x @ [1.0, -2.0, 0.5, 0.0] > 0) + 2 * (x[:, 3] > 0)  # four linear classes
-    assert inspection.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
+    assert probes.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
     shuffled = rng.permutation(labels)
-    assert inspection.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
+    assert probes.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
     # a constant feature is allowed (only centred), and an unseen test label is an error
     padded = np.hstack([x, np.ones((600, 1))])
     unseen = np.where(labels[400:] == 2, 7, labels[400:])
-    assert inspection.linear_probe(
+    assert probes.linear_probe(
         padded[:400], labels[:400], padded[400:], unseen
-    ) < inspection.linear_probe(padded[:400], labels[:400], padded[400:], labels[400:])
+    ) < probes.linear_probe(padded[:400], labels[:400], padded[400:], labels[400:])
     with pytest.raises(ValueError, match="features"):
-        inspection.linear_probe(x[:, 0], labels, x, labels)
+        probes.linear_probe(x[:, 0], labels, x, labels)
     with pytest.raises(ValueError, match="one label per row"):
-        inspection.linear_probe(x, labels[:10], x, labels)
+        probes.linear_probe(x, labels[:10], x, labels)
     with pytest.raises(ValueError, match="ridge"):
-        inspection.linear_probe(x, labels, x, labels, ridge=0.0)
+        probes.linear_probe(x, labels, x, labels, ridge=0.0)
 
 
 def test_position_probes_read_sinusoids_and_nothing_from_noise():
@@ -321,22 +321,22 @@ def test_position_probes_read_sinusoids_and_nothing_from_noise():
 
     rng = np.random.default_rng(0)
     words = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # 5 token vectors
-    assert inspection.position_probes(
+    assert probes.position_probes(
         words + 2 * positional_encoding(np.arange(12), 16), n_train=30, max_offset=3
     ) == (1.0, 1.0)
     tokens = rng.normal(size=(40, 12, 16))  # content that knows no position
-    absolute, offset = inspection.position_probes(tokens, n_train=30, max_offset=3)
+    absolute, offset = probes.position_probes(tokens, n_train=30, max_offset=3)
     chance_offset = 11 / (2 * (11 + 10 + 9))  # the largest classes, offsets +-1
     assert absolute < 2 / 12 and offset < 2 * chance_offset
     # the same state at every position: nothing to read but the majority class
     flat = np.broadcast_to(rng.normal(size=(40, 1, 16)), (40, 12, 16))
-    assert inspection.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
+    assert probes.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
     with pytest.raises(ValueError, match="shape"):
-        inspection.position_probes(tokens[0], n_train=30, max_offset=3)
+        probes.position_probes(tokens[0], n_train=30, max_offset=3)
     with pytest.raises(ValueError, match="n_train"):
-        inspection.position_probes(tokens, n_train=40, max_offset=3)
+        probes.position_probes(tokens, n_train=40, max_offset=3)
     with pytest.raises(ValueError, match="max_offset"):
-        inspection.position_probes(tokens, n_train=30, max_offset=0)
+        probes.position_probes(tokens, n_train=30, max_offset=0)
 
 
 def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
@@ -350,9 +350,9 @@ def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
     first, second = np.nonzero((gaps > 0) & (gaps <= 3))
     offsets = first - second
     for features in (table[first] - table[second], np.hstack([table[first], table[second]])):
-        assert inspection.linear_probe(features, offsets, features, offsets) < 0.5
+        assert probes.linear_probe(features, offsets, features, offsets) < 0.5
     states = np.broadcast_to(table, (6, 16, 32))
-    assert inspection.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+    assert probes.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
 
 
 def _displayed_code(root):

@@ -1,4 +1,4 @@
-"""Bad input to sinpe.nn, sinpe.experiments and sinpe.tasks gets a clear error (issue 16, part 3).
+"""Bad input to sinpe.lab.nn, its measurements and sinpe.lab.tasks gets a clear error (issue 16).
 
 The Hypothesis sweep in test_hostile.py checks "a clear error or a finite
 result" for every public callable; these tests pin the words of the errors a
@@ -14,7 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from sinpe import _validation, experiments, inspection, nn, tasks, training
+from sinpe import _validation
+from sinpe.lab import nn, probes, tasks, training
 
 
 def _rng():
@@ -77,8 +78,8 @@ def test_token_ids_are_checked(tokens, error, words):
     model = _model()
     for call in (
         lambda: model.forward(tokens),
-        lambda: experiments.token_accuracy(model, tokens, tokens),
-        lambda: experiments.attention_peak(model, tokens),
+        lambda: training.token_accuracy(model, tokens, tokens),
+        lambda: probes.attention_peak(model, tokens),
     ):
         with pytest.raises(error, match=words):
             call()
@@ -87,13 +88,13 @@ def test_token_ids_are_checked(tokens, error, words):
 def test_permutation_must_be_one():
     model, tokens = _model(), np.array([[1, 2, 3]])
     with pytest.raises(ValueError, match="exactly once"):
-        experiments.equivariance_gap(model, tokens, np.array([0, 0, 1]))
-    assert experiments.equivariance_gap(model, tokens, np.array([2, 0, 1])) >= 0
+        probes.equivariance_gap(model, tokens, np.array([0, 0, 1]))
+    assert probes.equivariance_gap(model, tokens, np.array([2, 0, 1])) >= 0
 
 
 def test_attention_peak_checks_the_layer():
     with pytest.raises(ValueError, match="layer"):
-        experiments.attention_peak(_model(), np.array([[1, 2]]), layer=1)
+        probes.attention_peak(_model(), np.array([[1, 2]]), layer=1)
 
 
 def test_softmax():
@@ -157,7 +158,7 @@ def test_linear_probe_ignores_a_feature_that_varies_only_by_rounding():
     features = (0.1 + ulp * train_labels)[:, None]
     test_labels = np.array([0, 1, 1, 1])
     test_features = (0.1 + ulp * (1 - test_labels))[:, None]
-    accuracy = inspection.linear_probe(features, train_labels, test_features, test_labels)
+    accuracy = probes.linear_probe(features, train_labels, test_features, test_labels)
     assert accuracy == 0.25  # only the single test row labelled 0 is right
 
 

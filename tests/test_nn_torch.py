@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sinpe import nn, pytorch_record
+from sinpe.lab import nn, pytorch_record
 
 FIXTURE_PATH = Path(__file__).parent.parent / "sinpe" / "data" / "torch_encoder_layer.npz"
 FIXTURES = np.load(FIXTURE_PATH)

@@ -7,12 +7,13 @@ import json
 import zipfile
 
 import pytest
-from scripts_loader import load_script
 
 
 @pytest.fixture(scope="module")
 def notebook_zips():
-    return load_script("notebook_zips")
+    from scripts import notebook_zips
+
+    return notebook_zips
 
 
 @pytest.fixture(scope="module")

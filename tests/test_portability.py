@@ -75,9 +75,11 @@ def _notebook(tmp_path, cells: list[str]):
 
 
 def _validate(notebooks, path, *, elsewhere: bool) -> str:
-    command = [sys.executable, str(notebooks.ROOT / "scripts" / "notebooks.py"), "validate",
-               str(path)] + (["--elsewhere"] if elsewhere else [])  # fmt: skip
-    run = subprocess.run(command, capture_output=True, text=True, env=os.environ)
+    command = [sys.executable, "-m", "scripts.notebooks", "validate", str(path)]
+    command += ["--elsewhere"] if elsewhere else []
+    run = subprocess.run(
+        command, capture_output=True, text=True, env=os.environ, cwd=notebooks.ROOT
+    )
     return run.stdout + run.stderr
 
 
@@ -87,7 +89,7 @@ def probe(tmp_path_factory):
     return _notebook(
         tmp_path_factory.mktemp("probe"),
         [
-            "import numpy as np, sinpe\nfrom sinpe import nn, training\n"
+            "import numpy as np, sinpe\nfrom sinpe.lab import nn, training\n"
             "print(sinpe.frequencies(64)[1:5].tolist())",
             "print(np.power(10000.0, -2.0 * np.arange(1, 5) / 64).tolist())",
             "model = nn.MLP([2, 16, 1], np.random.default_rng(0))\n"

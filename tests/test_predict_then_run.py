@@ -102,7 +102,7 @@ def executed(chapter: Path):
     twin = nbformat.read(chapter.with_suffix(".ipynb"), as_version=4)
     assert [c.source for c in notebook.cells] == [c.source for c in twin.cells], (
         f"{chapter.name} and its twin differ: rebuild the twin "
-        f"(python scripts/notebooks.py build book/{chapter.name})"
+        f"(python -m scripts.notebooks build book/{chapter.name})"
     )
     for cell, stored in zip(notebook.cells, twin.cells, strict=True):
         if cell.cell_type == "code":

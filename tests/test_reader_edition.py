@@ -8,6 +8,7 @@ them from the notebook download in a new venv (``notebooks.py validate --reader`
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import re
 import subprocess
@@ -16,12 +17,13 @@ from types import SimpleNamespace
 
 import nbformat
 import pytest
-from scripts_loader import load_script
 
 
 @pytest.fixture(scope="module")
 def reader():
-    return load_script("reader_edition")
+    from scripts import reader_edition
+
+    return reader_edition
 
 
 @pytest.fixture(scope="module")
@@ -262,7 +264,8 @@ def test_the_install_cell_does_nothing_where_sinpe_is_importable(reader):
 
 
 def test_binder_installs_what_the_download_does(root):
-    zips = load_script("notebook_zips")
+    from scripts import notebook_zips as zips
+
     assert (root / "binder" / "requirements.txt").read_text() == zips.requirements(wheel=False)
     assert "pip install --no-deps ." in (root / "binder" / "postBuild").read_text()
 

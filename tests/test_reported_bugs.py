@@ -75,7 +75,8 @@ def test_odd_width_message_offers_real_widths():
 # Hostile calls that returned NaN or inf, or failed with the wrong message
 
 
-from sinpe import alibi, fourier, geometry, nn, numerics, rope  # noqa: E402
+from sinpe import alibi, fourier, geometry, numerics, rope  # noqa: E402
+from sinpe.lab import nn  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,7 @@ def test_psnr_hand_values():
     ("convention", "expected"), [("hf-marian", "hf-marian"), ("tensor2tensor", "tensor2tensor")]
 )
 def test_inspect_table_reads_odd_width_tables(convention, expected):
-    from sinpe.checks import inspect_table
+    from sinpe.checkpoint.tables import inspect_table
 
     report = inspect_table(sinpe.encode(np.arange(40), 9, convention))
     assert report.valid and expected in report.matches
@@ -144,7 +145,7 @@ def test_inspect_table_reads_odd_width_tables(convention, expected):
 
 
 def test_inspect_table_needs_no_n_by_n_matrix():
-    from sinpe.checks import inspect_table
+    from sinpe.checkpoint.tables import inspect_table
 
     # 30 000 rows: the old Gram matrix alone took 7.2 GB
     report = inspect_table(sinpe.table(30_000, 8))

@@ -9,10 +9,10 @@ import pytest
 import sympy as sp
 
 import sinpe
-from sinpe import checks
 from sinpe import symbolic as sym
 from sinpe.alibi import alibi_bias, alibi_slopes
-from sinpe.checks import inspect_table
+from sinpe.checkpoint import tables
+from sinpe.checkpoint.tables import inspect_table
 from sinpe.rope import apply_rope, convert_qk_weight, rope_permutation
 
 # RoFormer's rotation (Su et al. 2021, eq. 14) evaluated by hand, q = [1..8], p = 1.
@@ -205,7 +205,7 @@ def test_checker_rejects_or_does_not_recognise_bugs(name, table, words):
         assert not report.valid and any(words in problem for problem in report.problems), name
 
 
-# The same bugs as in sinpe.checks.BUGGY_TABLES, transcribed independently above from
+# The same bugs as in sinpe.checkpoint.tables.BUGGY_TABLES, transcribed independently above from
 # the reports (the registry must build exactly these tables).
 TRANSCRIBED = {
     "integer division 2*i//d": paper_like(1 / 10000 ** (i // 32)),
@@ -217,16 +217,16 @@ TRANSCRIBED = {
 
 @pytest.mark.parametrize("name", sorted(TRANSCRIBED))
 def test_registry_builds_the_transcribed_bug(name):
-    built = checks.buggy_table(name, np.arange(64), 32)
+    built = tables.buggy_table(name, np.arange(64), 32)
     # phases up to 6e5 radians for /div_term: the two transcriptions round differently
     np.testing.assert_allclose(built, TRANSCRIBED[name], rtol=0, atol=1e-9)
 
 
-@pytest.mark.parametrize("name", sorted(checks.BUGGY_TABLES))
+@pytest.mark.parametrize("name", sorted(tables.BUGGY_TABLES))
 def test_checker_catches_every_bug_in_the_registry(name):
-    bug = checks.BUGGY_TABLES[name]
+    bug = tables.BUGGY_TABLES[name]
     assert bug.name == name and bug.bug and bug.source
-    report = inspect_table(checks.buggy_table(name, np.arange(64), 32))
+    report = inspect_table(tables.buggy_table(name, np.arange(64), 32))
     # flagged: a property fails, or (a valid rotation) no code base computes it
     assert not report.valid or not report.matches, (name, report)
 
@@ -234,35 +234,35 @@ def test_checker_catches_every_bug_in_the_registry(name):
 def test_registry_hand_values():
     p = np.arange(3.0)
     # integer division: every pair at frequency 1
-    assert checks.buggy_table("integer division 2*i//d", p, 4)[2].tolist() == [
+    assert tables.buggy_table("integer division 2*i//d", p, 4)[2].tolist() == [
         math.sin(2),
         math.cos(2),
         math.sin(2),
         math.cos(2),
     ]
     # /div_term: pair 1 of d = 4 turns 100 radians per position instead of 1/100
-    assert checks.buggy_table("/div_term instead of *", p, 4)[1, 2] == pytest.approx(
+    assert tables.buggy_table("/div_term instead of *", p, 4)[1, 2] == pytest.approx(
         math.sin(100.0), abs=1e-12
     )
     # fp16 phases: 2 * 10000**(-1/2) = 0.02 rounds to float16 0.0200042724609375, and
     # its sine, taken in float16 too, rounds back to the same float16 (sin x ~ x there)
-    assert checks.buggy_table("fp16 phases", p, 4)[2, 2] == 0.0200042724609375
-    assert checks.buggy_table("swapped layout (cos, sin)", p, 2)[1].tolist() == [
+    assert tables.buggy_table("fp16 phases", p, 4)[2, 2] == 0.0200042724609375
+    assert tables.buggy_table("swapped layout (cos, sin)", p, 2)[1].tolist() == [
         math.cos(1),
         math.sin(1),
     ]
     with pytest.raises(ValueError, match="name must be one of"):
-        checks.buggy_table("no such bug", p, 4)
+        tables.buggy_table("no such bug", p, 4)
 
 
 def test_registry_and_symbolic_wrong_encodings_are_one_gallery():
-    linked = {bug.symbolic: bug.name for bug in checks.BUGGY_TABLES.values() if bug.symbolic}
+    linked = {bug.symbolic: bug.name for bug in tables.BUGGY_TABLES.values() if bug.symbolic}
     assert set(linked) == set(sym.WRONG_ENCODINGS)
     for key, name in linked.items():
         column = sym.WRONG_ENCODINGS[key](sym.position, 6, base=sp.Integer(10000))
         evaluate = sp.lambdify(sym.position, column.T, "numpy")
         rows = np.array([np.asarray(evaluate(q), float).ravel() for q in range(5)])
-        np.testing.assert_allclose(checks.buggy_table(name, np.arange(5), 6), rows, atol=1e-12)
+        np.testing.assert_allclose(tables.buggy_table(name, np.arange(5), 6), rows, atol=1e-12)
 
 
 def test_checker_reports_in_words():

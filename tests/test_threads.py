@@ -15,8 +15,9 @@ import pytest
 import threadpoolctl
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from sinpe import _threads, experiments, fourier, inspection, nn, tasks, training
+from sinpe import _threads, fourier
 from sinpe._threads import one_blas_thread
+from sinpe.lab import nn, probes, tasks, training
 
 
 def blas_threads() -> list[int]:
@@ -98,14 +99,14 @@ def test_every_entry_point_runs_with_one_thread(two_threads, monkeypatch):
     assert mlp.seen and all(seen == [1] for seen in mlp.seen)
     tokens = RecordingTokens(10, 8, 2, 16, 1, seed=0)
     tokens.seen = []
-    experiments.token_accuracy(tokens, np.zeros((2, 4), dtype=int), np.zeros((2, 4), dtype=int))
+    training.token_accuracy(tokens, np.zeros((2, 4), dtype=int), np.zeros((2, 4), dtype=int))
     assert tokens.seen == [[1]]
     seen = []
     solve_recording(seen, monkeypatch)
     labels = (x[:, 0] > 0).astype(int)
-    inspection.linear_probe(x, labels, x, labels)
+    probes.linear_probe(x, labels, x, labels)
     fourier.feature_regression(x, x, x)
-    inspection.position_probes(rng.normal(size=(4, 5, 3)), n_train=2, max_offset=2)
+    probes.position_probes(rng.normal(size=(4, 5, 3)), n_train=2, max_offset=2)
     assert seen == [[1]] * 4  # 1 + 1 + the two probes of position_probes
     assert blas_threads() == [2]
 

@@ -17,7 +17,6 @@ import venv
 from pathlib import Path
 
 import pytest
-from scripts_loader import load_script
 
 import sinpe
 
@@ -38,7 +37,10 @@ def _extras() -> dict[str, str]:
 
 def _imported_on_load(module: str) -> set[str]:
     """The modules that ``module``'s source imports at its top level (not in functions)."""
-    tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
+    path = ROOT / module.replace(".", "/")
+    tree = ast.parse(
+        (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
+    )
     names = set()
     for statement in tree.body:
         for node in statement.body if isinstance(statement, ast.Try) else [statement]:
@@ -88,7 +90,8 @@ def test_the_modules_that_need_an_extra_are_found_through_imports():
 @pytest.fixture(scope="module")
 def distributions(root, tmp_path_factory):
     """The wheel and the source archive, built as the book's downloads build them."""
-    zips = load_script("notebook_zips")
+    from scripts import notebook_zips as zips
+
     out = tmp_path_factory.mktemp("dist")
     zips.build_wheel(out, sdist=True)
     return sorted(out.iterdir())

@@ -75,7 +75,7 @@ import pytest
 from sources import hf_yarn_inv_freq, paper_frequencies
 
 import sinpe
-from sinpe import experiments, nn
+from sinpe.lab import context, nn
 from sinpe.rope import scaled_frequencies, yarn_temperature
 
 # --- the sources, re-typed ------------------------------------------------------------
@@ -229,17 +229,17 @@ def test_a_ramp_with_another_method_raises(method, ramp):
 def test_extend_context_passes_the_ramp_through():
     model = nn.TokenModel(10, 32, 4, 64, 1, encoding="rope", max_len=16, seed=0)
     for ramp in (None, "released", "paper"):
-        longer = experiments.extend_context(model, "yarn", 4.0, original_length=16, ramp=ramp)
+        longer = context.extend_context(model, "yarn", 4.0, original_length=16, ramp=ramp)
         expected = scaled_frequencies(
             8, 4.0, method="yarn", original_length=16, ramp=ramp or "released"
         )
         attention = longer.layers[0].self_attn
         np.testing.assert_array_equal(attention.frequencies, expected)
         assert attention.temperature == yarn_temperature(4.0)
-    default = experiments.extend_context(model, "yarn", 4.0, original_length=16)
+    default = context.extend_context(model, "yarn", 4.0, original_length=16)
     assert default.layers[0].self_attn.frequencies[0] == 1.0  # released: pair 0 kept
     with pytest.raises(ValueError, match="YaRN"):
-        experiments.extend_context(model, "ntk", 4.0, original_length=16, ramp="paper")
+        context.extend_context(model, "ntk", 4.0, original_length=16, ramp="paper")
     with pytest.raises(ValueError, match="'released', 'paper'"):
-        experiments.extend_context(model, "yarn", 4.0, original_length=16, ramp="bogus")
+        context.extend_context(model, "yarn", 4.0, original_length=16, ramp="bogus")
     assert model.layers[0].self_attn.frequencies is None  # the original is untouched

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.util
+import importlib
 import json
 import posixpath
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from docutils import nodes
@@ -45,6 +46,9 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.nodes import split_explicit_title
 from sphinx.util.osutil import relative_uri
+
+# The keys of a figure's output metadata that sinpe.plotting writes (style's inline hook).
+from sinpe.plotting import FONT_KEY, NARROW_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -189,12 +193,11 @@ PDF = "sinpe-book.pdf"
 
 
 def _notebook_zips(app):
-    """The module scripts/notebook_zips.py."""
-    path = Path(app.confdir) / "scripts" / "notebook_zips.py"
-    spec = importlib.util.spec_from_file_location("notebook_zips", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The module scripts/notebook_zips.py (the repository, ``app.confdir``, importable)."""
+    root = str(app.confdir)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("scripts.notebook_zips")
 
 
 def publish_downloads(app) -> None:
@@ -314,8 +317,6 @@ class AnimationStill(SphinxPostTransform):
             bundle.replace_self([nodes.paragraph("", "", image), note])
 
 
-#: Keys of a figure's output metadata written by sinpe.plotting (style's inline hook).
-NARROW_KEY, FONT_KEY = "sinpe_narrow", "sinpe_font_pt"
 #: Screens that get a figure's phone variant (book.css's phone rules: the same width).
 NARROW_MEDIA = "(max-width: 600px)"
 

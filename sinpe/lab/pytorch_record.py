@@ -1,4 +1,4 @@
-"""Encoder layers recorded with PyTorch, loaded into :class:`sinpe.nn.EncoderLayer`.
+"""Encoder layers recorded with PyTorch, loaded into :class:`sinpe.lab.nn.EncoderLayer`.
 
 ``scripts/make_torch_fixtures.py`` ran ``torch.nn.TransformerEncoderLayer`` in 16
 configurations and stored inputs, weights and outputs in
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sinpe import nn
+from sinpe.lab import nn
 
 __all__ = ["RECORD_NAME", "RecordedLayer", "recorded_layers"]
 
@@ -26,7 +26,7 @@ RECORD_NAME = "torch_encoder_layer.npz"
 
 @dataclass(frozen=True)
 class RecordedLayer:
-    """A PyTorch encoder layer, loaded into :class:`sinpe.nn.EncoderLayer`, with its record.
+    """A PyTorch encoder layer, loaded into :class:`sinpe.lab.nn.EncoderLayer`, with its record.
 
     What :func:`recorded_layers` returns, one per case: ``case``
     (``"<norm>-<activation>-<mask>"``, e.g. ``"pre-gelu-causal"``), ``layer``

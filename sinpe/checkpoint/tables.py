@@ -11,7 +11,7 @@ to catch (:func:`buggy_table` builds each). Used in: chapter 6. NumPy only.
 
 This module says what is tested and in which order (``_inspect``); how it is
 done at scale (a 4 GiB table in one read) is the private streaming engine,
-``sinpe/_table_scan.py``.
+``sinpe/checkpoint/_scan.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._table_scan import (
+from sinpe._validation import (
+    D_MODEL,
+    POSITIONS,
+    Optional,
+    Options,
+    Real,
+    check_entries,
+    constrained,
+)
+from sinpe.checkpoint._scan import (
     _as_table,
     _block_rows,
     _candidates,
@@ -34,15 +43,6 @@ from sinpe._table_scan import (
     _settled,
     _shift_residual,
     _work_dtype,
-)
-from sinpe._validation import (
-    D_MODEL,
-    POSITIONS,
-    Optional,
-    Options,
-    Real,
-    check_entries,
-    constrained,
 )
 from sinpe.core import positional_encoding
 
@@ -113,7 +113,7 @@ def inspect_table(
     Examples
     --------
     >>> import numpy as np, sinpe
-    >>> from sinpe.checks import inspect_table
+    >>> from sinpe.checkpoint.tables import inspect_table
     >>> inspect_table(sinpe.positional_encoding(np.arange(50), 16)).matches
     ['paper']
     >>> bug = np.sin(np.arange(50)[:, None] / 10000 ** (2 * (np.arange(16) // 2) // 16))

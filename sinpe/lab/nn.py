@@ -26,7 +26,8 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._schemes import attention_schemes
+from sinpe import alibi, rope
+from sinpe._schemes import registry
 from sinpe._validation import (
     BASE,
     DTYPE,
@@ -37,6 +38,7 @@ from sinpe._validation import (
     check_entries,
     check_flag,
     check_float_array,
+    check_instance,
     check_integer_array,
     check_pair,
     check_real,
@@ -70,11 +72,10 @@ ACTIVATIONS = ("relu", "gelu")
 
 #: The schemes added to the embeddings (:class:`PositionalEncoding`) ...
 ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
-#: ... and those that act inside attention (:class:`MultiHeadAttention`): every module
-#: of the package that declares ``ATTENTION`` (``sinpe/rope.py``, ``sinpe/alibi.py``;
-#: see ``sinpe/_schemes.py``), oldest first. ``"none"``, in both, means no position
-#: information at all.
-ATTENTION_SCHEMES = attention_schemes()
+#: ... and those that act inside attention (:class:`MultiHeadAttention`): the ``ATTENTION``
+#: each module declares (``sinpe/_schemes.py``), registered here, oldest first. ``"none"``,
+#: in both, means no position information at all.
+ATTENTION_SCHEMES = registry(rope=rope.ATTENTION, alibi=alibi.ATTENTION)
 ATTENTION_ENCODINGS = tuple(ATTENTION_SCHEMES)
 #: The position encodings a model can use: ``encoding=`` of :class:`TokenModel`, the
 #: two kinds above (a new scheme declared in one of them is selectable everywhere).
@@ -240,7 +241,7 @@ def softmax_cross_entropy(
     the gradient ``1/4 - 1`` at the target, ``1/4`` elsewhere:
 
     >>> import numpy as np
-    >>> from sinpe.nn import softmax_cross_entropy
+    >>> from sinpe.lab.nn import softmax_cross_entropy
     >>> loss, grad = softmax_cross_entropy(np.zeros((1, 4)), [2])
     >>> bool(np.isclose(loss, np.log(4))), grad.tolist()
     (True, [[0.25, 0.25, -0.75, 0.25]])
@@ -399,7 +400,7 @@ class Module:
 
     Examples
     --------
-    >>> from sinpe import nn
+    >>> from sinpe.lab import nn
     >>> model = nn.TokenModel(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2)
     >>> type(model.layers[1].self_attn).__name__, len(model.layers)
     ('MultiHeadAttention', 2)
@@ -1363,3 +1364,9 @@ def mean_squared_error(
             "than about 1e154); rescale the targets or lower the learning rate"
         )
     return loss, 2.0 * difference / difference.size
+
+
+def _checked_tokens(model: TokenModel, tokens: npt.ArrayLike) -> np.ndarray:
+    """A TokenModel and a (B, T) array of its token ids, both checked."""
+    check_instance(model, "model", TokenModel)
+    return model._ids(tokens)

@@ -6,10 +6,10 @@ Used in: no chapter.
 
 * a 2-D additive table (``embed_positions.weight``, ``wpe.weight``, ...): the
   conventions of :data:`sinpe.CONVENTIONS` it follows (checked on every row by
-  :func:`sinpe.checks.inspect_table`), its base, layout and first position
+  :func:`sinpe.checkpoint.tables.inspect_table`), its base, layout and first position
   (fairseq's zero padding row), how far it is from the exact table in units of
   its dtype's ULP and in which precision it was computed, the bug of the
-  gallery (:data:`sinpe.checks.BUGGY_TABLES`) it shows, or why it is not
+  gallery (:data:`sinpe.checkpoint.tables.BUGGY_TABLES`) it shows, or why it is not
   sinusoidal (a learned table);
 * a RoPE ``inv_freq`` vector: its base and scaling -- plain, Position
   Interpolation, NTK-aware, YaRN (either ramp of :func:`sinpe.rope.scaled_frequencies`)
@@ -18,7 +18,7 @@ Used in: no chapter.
   or the known slip they show.
 
 :func:`position_tensors` picks the tensors of a file whose name says "position".
-The command ``sinpe inspect`` (:mod:`sinpe.cli`) runs both on a file. NumPy only.
+The command ``sinpe inspect`` (:mod:`sinpe.checkpoint.cli`) runs both on a file. NumPy only.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sinpe._table_scan import _layout_of, _release
 from sinpe._validation import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
-from sinpe.checks import BUGGY_TABLES, buggy_table, inspect_table
+from sinpe.checkpoint._scan import _layout_of, _release
+from sinpe.checkpoint.files import CheckpointError, StoredTensor
+from sinpe.checkpoint.tables import BUGGY_TABLES, buggy_table, inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
-from sinpe.files import CheckpointError, StoredTensor
 from sinpe.rope import llama3_frequencies, scaled_frequencies
 
 __all__ = ["POSITION_NAME", "Finding", "inspect_tensor", "position_tensors"]
@@ -109,14 +109,14 @@ class Finding:
 def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
     """The names that :data:`POSITION_NAME` matches among ``tensors``, of a floating dtype.
 
-    ``tensors`` comes from :func:`sinpe.files.open_tensors`; the names keep the
+    ``tensors`` comes from :func:`sinpe.checkpoint.files.open_tensors`; the names keep the
     file's order. Integer tensors (``position_ids`` buffers) hold indices, not
     encodings, and are left out, as are single numbers (fairseq's
     ``embed_positions._float_tensor``).
 
     Examples
     --------
-    >>> from sinpe.files import StoredTensor
+    >>> from sinpe.checkpoint.files import StoredTensor
     >>> names = ["wpe.weight", "wte.weight", "embeddings.position_ids", "rotary_emb.inv_freq"]
     >>> dtypes = ["float32", "float32", "int64", "float32"]
     >>> stored = {n: StoredTensor(n, (4,), t, lambda: None) for n, t in zip(names, dtypes)}
@@ -124,7 +124,9 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
     ['wpe.weight', 'rotary_emb.inv_freq']
     """
     if not isinstance(tensors, dict):
-        raise TypeError(f"tensors must be a dict from sinpe.files.open_tensors, got {tensors!r}")
+        raise TypeError(
+            f"tensors must be a dict from sinpe.checkpoint.files.open_tensors, got {tensors!r}"
+        )
     return [
         name
         for name, tensor in tensors.items()
@@ -137,17 +139,17 @@ def _floating(dtype: str) -> bool:
 
 
 def inspect_tensor(stored: StoredTensor) -> Finding:
-    """Read one tensor of :func:`sinpe.files.open_tensors`: which positional encoding is it?
+    """Read one tensor of :func:`~sinpe.checkpoint.files.open_tensors`: which encoding is it?
 
     Axes of length 1 are dropped first: ``(1, n, d)`` is a table, ``(n, 1, 1)``
     and ``(1, n)`` are vectors. A tensor that cannot be inspected (integers,
     NaN, another shape, a table of fewer than 3 rows) raises
-    :class:`sinpe.files.CheckpointError`.
+    :class:`sinpe.checkpoint.files.CheckpointError`.
 
     Notes
     -----
     A table's conventions at base 10000 are checked on every row, in blocks, by
-    :func:`sinpe.checks.inspect_table` (tolerance 1e-3; half a bfloat16 ULP at 1
+    :func:`sinpe.checkpoint.tables.inspect_table` (tolerance 1e-3; half a bfloat16 ULP at 1
     for bfloat16). When none matches, the base, fairseq's padding row and the
     first position are fitted on the first 64 rows, and a fitted convention is
     checked on every row. The distance in ULPs (of the dtype at the largest
@@ -157,7 +159,8 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
     """
     if not isinstance(stored, StoredTensor):
         raise TypeError(
-            f"stored must be a StoredTensor (from sinpe.files.open_tensors), got {stored!r}"
+            f"stored must be a StoredTensor (from sinpe.checkpoint.files.open_tensors), "
+            f"got {stored!r}"
         )
     if not _floating(stored.dtype):
         guess = " (position ids?)" if stored.dtype.startswith(("int", "uint")) else ""

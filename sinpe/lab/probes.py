@@ -8,8 +8,12 @@ reflection part (:func:`pair_blocks`): the first scores a function of ``s - t`` 
 how peaked its attention is (:func:`attention_entropy`, :func:`attention_on`), which
 pairs turn to angles never seen in training (:func:`unseen_phases`), and what a learned
 position table looks like (:func:`position_spectrum`, :func:`shift_rotation_residual`).
+Around the model: how peaked its attention is (:func:`attention_peak`) and how far it is
+from permutation equivariance (:func:`equivariance_gap`). Throughout, ``model`` is a
+:class:`sinpe.lab.nn.TokenModel` and ``tokens`` a ``(B, T)`` integer array of its ids;
+a measurement runs ``model.forward`` once (its caches are then those of ``tokens``).
 
-Used in: chapters 6 and 8.
+Used in: chapters 4, 6 and 8.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from sinpe import nn
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     BASE,
@@ -40,11 +43,14 @@ from sinpe._validation import (
     constrained,
 )
 from sinpe.core import frequencies, layout_permutation
+from sinpe.lab import nn
 
 __all__ = [
     "PairBlocks",
     "attention_entropy",
     "attention_on",
+    "attention_peak",
+    "equivariance_gap",
     "linear_probe",
     "pair_blocks",
     "position_probes",
@@ -95,8 +101,8 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     head of width 2 scores ``x_t . 2 x_s / sqrt(2)``:
 
     >>> import numpy as np
-    >>> from sinpe import nn
-    >>> from sinpe.inspection import query_key_form
+    >>> from sinpe.lab import nn
+    >>> from sinpe.lab.probes import query_key_form
     >>> model = nn.TokenModel(4, 2, 1, 4, 1)
     >>> weight = model.layers[0].self_attn.params["in_proj_weight"]
     >>> weight[:2], weight[2:4] = np.eye(2), 2 * np.eye(2)
@@ -145,7 +151,7 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     that looks one position back, rotation angle ``-1``:
 
     >>> import numpy as np
-    >>> from sinpe.inspection import pair_blocks
+    >>> from sinpe.lab.probes import pair_blocks
     >>> c, s = np.cos(1.0), np.sin(1.0)
     >>> blocks = pair_blocks([[c, s], [-s, c]])
     >>> float(blocks.rotation[0]), round(float(blocks.rotation_angle[0]), 12)
@@ -175,11 +181,11 @@ def attention_entropy(weights: npt.ArrayLike) -> np.ndarray:
 
     ``0`` when a query looks at one key only, ``ln n`` when it spreads evenly over ``n``
     keys; zero (masked) weights add nothing. Rows must sum to 1 (within 1e-6), e.g.
-    ``attention_weights`` of :class:`sinpe.nn.MultiHeadAttention`.
+    ``attention_weights`` of :class:`sinpe.lab.nn.MultiHeadAttention`.
 
     Examples
     --------
-    >>> from sinpe.inspection import attention_entropy
+    >>> from sinpe.lab.probes import attention_entropy
     >>> attention_entropy([[1.0, 0.0], [0.5, 0.5]]).round(6).tolist()   # 0 and ln 2
     [0.0, 0.693147]
     """
@@ -197,7 +203,7 @@ def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from sinpe.inspection import attention_on
+    >>> from sinpe.lab.probes import attention_on
     >>> weights = np.array([[1.0, 0.0], [0.25, 0.75]])
     >>> attention_on(weights, [0, 0]).tolist()   # both queries' weight on key 0
     [1.0, 0.25]
@@ -253,7 +259,7 @@ def unseen_phases(
     One pair with ``w = 1``, trained on positions 0 and 1 (angles 0 and 1 rad):
     position 2 (2 rad) is a whole step past the arc; 1.4 is within half a step.
 
-    >>> from sinpe.inspection import unseen_phases
+    >>> from sinpe.lab.probes import unseen_phases
     >>> unseen_phases([1.4, 2.0], 2, trained_length=2)[:, 0].tolist()
     [False, True]
     """
@@ -289,7 +295,7 @@ def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     One channel that goes round twice in 8 positions: all its power at 2 cycles.
 
     >>> import numpy as np
-    >>> from sinpe.inspection import position_spectrum
+    >>> from sinpe.lab.probes import position_spectrum
     >>> column = np.cos(2 * np.pi * 2 * np.arange(8) / 8)[:, None]
     >>> position_spectrum(column).round(12).tolist()
     [0.0, 0.0, 1.0, 0.0, 0.0]
@@ -321,7 +327,7 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     Examples
     --------
     >>> import numpy as np, sinpe
-    >>> from sinpe.inspection import shift_rotation_residual
+    >>> from sinpe.lab.probes import shift_rotation_residual
     >>> table = sinpe.positional_encoding(np.arange(32), 8)
     >>> shift_rotation_residual(table) < 1e-12
     True
@@ -437,7 +443,7 @@ def position_probes(
     ----------
     states : array_like, shape (B, T, D)
         Hidden states of ``B`` sequences (one entry of
-        :meth:`sinpe.nn.TokenModel.hidden_states`); the first ``n_train`` fit the
+        :meth:`sinpe.lab.nn.TokenModel.hidden_states`); the first ``n_train`` fit the
         probes, the others (``0 < n_train < B``) test them.
     max_offset : int
         The offset probe classifies ``i - j`` for ``0 < |i - j| <= max_offset`` (offset
@@ -500,3 +506,58 @@ def position_probes(
         linear_probe(*absolute(train), *absolute(test), ridge=ridge),
         linear_probe(*offset(train), *offset(test), ridge=ridge),
     )
+
+
+def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
+    """Mean over queries of the largest attention weight in ``layer``, for ``tokens``.
+
+    In ``[1 / T, 1]``: ``1 / T`` when every query spreads its attention evenly over
+    the ``T`` tokens, 1 when each looks at one token only (a saturated softmax).
+    Averaged over batch, heads and queries; no mask.
+
+    Examples
+    --------
+    Identical tokens and no position information: attention is uniform, ``1 / 6``:
+
+    >>> import numpy as np
+    >>> from sinpe.lab import nn
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="none", seed=0)
+    >>> round(attention_peak(model, np.zeros((2, 6), dtype=int)), 6)
+    0.166667
+    """
+    ids = nn._checked_tokens(model, tokens)
+    if model.n_layers == 0:
+        raise ValueError("model has no layers, so no attention to measure")
+    layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
+    model.forward(ids)
+    weights = model.layers[layer].self_attn.attention_weights
+    return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
+
+
+def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
+    """``max |f(x)[perm] - f(x[perm])|``: zero when permuting commutes with the model.
+
+    ``f`` is ``model.forward`` (the logits) and ``permutation``, of
+    ``0 .. T - 1``, reorders the positions of every sequence. A model without
+    position information is permutation equivariant, and the gap is then zero up
+    to rounding (about 1e-16); a position encoding makes it of order 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.lab import nn
+    >>> reverse = np.array([3, 2, 1, 0])
+    >>> equivariance_gap(nn.TokenModel(4, 4, 2, 8, 0, encoding="sinusoidal"),
+    ...                  np.array([[0, 1, 2, 3]]), reverse) > 0.1
+    True
+    """
+    ids = nn._checked_tokens(model, tokens)
+    order = check_integer_array(permutation, "permutation", ndim=1, hint="np.array([1, 0, 2])")
+    if not np.array_equal(np.sort(order), np.arange(ids.shape[1])):
+        raise ValueError(
+            f"permutation must hold each of 0 .. {ids.shape[1] - 1} exactly once (one per "
+            f"token position), got {order.tolist()[:10]}"
+        )
+    outputs = model.forward(ids)
+    permuted_outputs = model.forward(ids[:, order])
+    return float(np.max(np.abs(outputs[:, order] - permuted_outputs)))

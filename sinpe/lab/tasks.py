@@ -21,7 +21,7 @@ from sinpe._validation import Integer, check_count, check_entries, check_instanc
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
 
-#: A task as :func:`~sinpe.training.train` calls it, ``task(rng, batch, length, vocab)``,
+#: A task as :func:`~sinpe.lab.training.train` calls it, ``task(rng, batch, length, vocab)``,
 #: returning a batch of inputs and its targets.
 Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
 
@@ -47,7 +47,7 @@ def reversal_task(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Uniform random sequences and their reversals: ``y[t] = x[length - 1 - t]``.
 
-    A task for :func:`~sinpe.training.train`: the target at position ``t`` depends
+    A task for :func:`~sinpe.lab.training.train`: the target at position ``t`` depends
     on the token at another position, so a model that cannot see positions cannot
     learn it beyond :func:`reversal_ceiling`.
 

@@ -21,7 +21,7 @@ larger than memory is read in blocks by whatever inspects it, never loaded whole
 
 Every failure -- a missing file, a directory, a truncated or corrupt file, an
 unknown format, a missing package -- is a :class:`CheckpointError` whose message
-says what was wrong and what to do. Used by ``sinpe inspect`` (:mod:`sinpe.cli`).
+says what was wrong and what to do. Used by ``sinpe inspect`` (:mod:`sinpe.checkpoint.cli`).
 NumPy only (the other packages are imported when a file needs them).
 """
 
@@ -123,7 +123,7 @@ def open_tensors(path: str | Path) -> dict[str, StoredTensor]:
     Examples
     --------
     >>> import numpy as np, tempfile, pathlib
-    >>> from sinpe.files import open_tensors
+    >>> from sinpe.checkpoint.files import open_tensors
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> np.savez(folder / "model.npz", wpe=np.zeros((4, 2), np.float32))
     >>> tensors = open_tensors(folder / "model.npz")

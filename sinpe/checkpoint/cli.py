@@ -3,9 +3,9 @@
 Used in: chapter 6.
 
 Tells which positional encoding a checkpoint file holds, and what is wrong with
-it: every tensor whose name says "position" (:func:`sinpe.checkpoint.position_tensors`),
-or the one ``--key`` names, is read (:func:`sinpe.files.open_tensors`) and
-inspected (:func:`sinpe.checkpoint.inspect_tensor`). The report has one block per
+it: every tensor whose name says "position" (:func:`sinpe.checkpoint.tensors.position_tensors`),
+or the one ``--key`` names, is read (:func:`sinpe.checkpoint.files.open_tensors`) and
+inspected (:func:`sinpe.checkpoint.tensors.inspect_tensor`). The report has one block per
 tensor and a one-line summary; ``--json`` prints the same content as JSON.
 
 Exit status: 0 when every inspected tensor is a known convention within its
@@ -21,8 +21,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from sinpe.checkpoint import Finding, inspect_tensor, position_tensors
-from sinpe.files import FORMATS, CheckpointError, open_tensors
+from sinpe.checkpoint.files import FORMATS, CheckpointError, open_tensors
+from sinpe.checkpoint.tensors import Finding, inspect_tensor, position_tensors
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_PROBLEM", "inspect_file", "main"]
 
@@ -70,7 +70,7 @@ def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str]
     str) about a tensor that could not be inspected; ``status`` is
     :data:`EXIT_OK`, :data:`EXIT_PROBLEM` or :data:`EXIT_BAD_INPUT`. A file that
     cannot be read, a missing ``key`` (the message lists the keys) or no position
-    tensor raise :class:`sinpe.files.CheckpointError`.
+    tensor raise :class:`sinpe.checkpoint.files.CheckpointError`.
     """
     if key is not None and not isinstance(key, str):
         raise TypeError(f"key must be a tensor name (str) or None, got {key!r}")

@@ -1,10 +1,10 @@
-"""Training the NumPy Transformer of :mod:`sinpe.nn`: the optimiser, the loop, the check.
+"""Training the NumPy Transformer of :mod:`sinpe.lab.nn`: the optimiser, the loop, the check.
 
 :class:`Adam` updates a module's parameters from the gradients its backward pass
-accumulated; :func:`train` runs it on fresh batches of a task of :mod:`sinpe.tasks`,
-:func:`fit_regression` on data (one loop for both); :func:`check_gradients`
-compares a backward pass with finite differences. The model is :mod:`sinpe.nn`, what
-is measured with it :mod:`sinpe.experiments` and :mod:`sinpe.inspection` (nanoGPT's
+accumulated; :func:`train` runs it on fresh batches of a task of :mod:`sinpe.lab.tasks`,
+:func:`fit_regression` on data (one loop for both), and :func:`token_accuracy` scores a
+model; :func:`check_gradients` compares a backward pass with finite differences. The
+model is :mod:`sinpe.lab.nn`, what is read inside it :mod:`sinpe.lab.probes` (nanoGPT's
 ``model.py`` / ``train.py`` split). NumPy only.
 
 Used in: chapters 4, 5, 6 and 8.
@@ -18,17 +18,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sinpe import nn
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
+    FLAG,
     check_count,
     check_flag,
     check_float_array,
     check_instance,
+    check_integer_array,
     check_real,
+    constrained,
 )
-from sinpe.experiments import token_accuracy
-from sinpe.tasks import Task
+from sinpe.lab import nn
+from sinpe.lab.tasks import Task
 
 __all__ = [
     "Adam",
@@ -36,6 +38,7 @@ __all__ = [
     "TrainingLog",
     "check_gradients",
     "fit_regression",
+    "token_accuracy",
     "train",
 ]
 
@@ -53,7 +56,7 @@ class Adam:
 
     Parameters
     ----------
-    module : sinpe.nn.Module
+    module : sinpe.lab.nn.Module
         The module whose parameters (children included) are optimised.
     lr : float, optional
         Learning rate (> 0).
@@ -130,7 +133,7 @@ def check_gradients(
 
     Uses the scalar ``L = sum(forward(inputs) * R)`` for a fixed random ``R`` and
     returns, for ``"input"`` and every parameter (named as
-    :meth:`sinpe.nn.Module.named_parameters`), the largest deviation between the
+    :meth:`sinpe.lab.nn.Module.named_parameters`), the largest deviation between the
     analytic and the numerical gradient relative to the largest numerical entry
     (or 0.01). Near 1e-9 means agreement; a wrong backward pass gives O(1). Run it
     in float64 on small shapes: every entry is perturbed twice, in place, and
@@ -138,9 +141,9 @@ def check_gradients(
 
     Parameters
     ----------
-    module : sinpe.nn.Module
+    module : sinpe.lab.nn.Module
         Its ``backward(dout)`` must return the gradient of ``inputs`` (so not
-        :class:`~sinpe.nn.Embedding` or :class:`~sinpe.nn.TokenModel`).
+        :class:`~sinpe.lab.nn.Embedding` or :class:`~sinpe.lab.nn.TokenModel`).
     inputs : array_like of real
     forward : callable, optional
         ``forward(inputs)``, by default ``module.forward``; e.g.
@@ -256,16 +259,16 @@ def train(
 
     Each step draws a new batch from ``np.random.default_rng(seed)``, so two
     models trained with the same seed see the same data. The loss is
-    :func:`sinpe.nn.softmax_cross_entropy` over all tokens; :class:`Adam` updates
+    :func:`sinpe.lab.nn.softmax_cross_entropy` over all tokens; :class:`Adam` updates
     the parameters in place. BLAS runs on one thread: the matrices are small.
     Divergence (a loss or parameter no longer finite) raises ValueError.
 
     Parameters
     ----------
-    model : sinpe.nn.TokenModel
+    model : sinpe.lab.nn.TokenModel
     task : callable
         ``task(rng, batch, length, vocab)`` returning ``(tokens, targets)``, such
-        as :func:`sinpe.tasks.reversal_task`.
+        as :func:`sinpe.lab.tasks.reversal_task`.
     steps : int
         Optimisation steps, from 1 to ``MAX_STEPS`` (10**6).
     length : int
@@ -282,13 +285,13 @@ def train(
         ``(tokens, targets)``, each ``(B, T)``, on which the accuracy is measured
         every ``eval_every`` steps and after the last one.
     causal : bool, optional
-        Train and evaluate with :func:`sinpe.nn.causal_mask`.
+        Train and evaluate with :func:`sinpe.lab.nn.causal_mask`.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sinpe import nn
-    >>> from sinpe.tasks import reversal_task
+    >>> from sinpe.lab import nn
+    >>> from sinpe.lab.tasks import reversal_task
     >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
     >>> held_out = reversal_task(np.random.default_rng(1), 4, 6, 10)
     >>> log = train(model, reversal_task, steps=4, length=6, vocab=10, batch=8,
@@ -386,13 +389,13 @@ def fit_regression(
     """Full-batch Adam on the mean squared error; records predictions on ``eval_inputs``.
 
     As :func:`train`, but every step uses all rows of ``inputs`` and the loss is
-    :func:`sinpe.nn.mean_squared_error`.
+    :func:`sinpe.lab.nn.mean_squared_error`.
 
     Parameters
     ----------
-    model : sinpe.nn.Module
+    model : sinpe.lab.nn.Module
         ``forward(inputs)`` returns an array of the shape of ``targets``, such as
-        :class:`sinpe.nn.MLP`.
+        :class:`sinpe.lab.nn.MLP`.
     inputs : array_like of real, shape (N, F)
     targets : array_like of real, shape (N, G)
     steps : int
@@ -407,7 +410,7 @@ def fit_regression(
     A linear model learning ``y = 2 x``, recorded after steps 2 and 4:
 
     >>> import numpy as np
-    >>> from sinpe import nn
+    >>> from sinpe.lab import nn
     >>> model = nn.MLP([1, 1], np.random.default_rng(0))
     >>> x = np.array([[0.0], [1.0], [2.0]])
     >>> log = fit_regression(model, x, 2 * x, steps=4, lr=0.1,
@@ -448,3 +451,45 @@ def fit_regression(
 
     _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
+
+
+@one_blas_thread
+@constrained(per_position=FLAG, causal=FLAG)
+def token_accuracy(
+    model: nn.TokenModel,
+    tokens: np.ndarray,
+    targets: np.ndarray,
+    *,
+    per_position: bool = False,
+    causal: bool = False,
+) -> float | np.ndarray:
+    """Fraction of tokens whose most likely prediction is the target (per position if asked).
+
+    ``targets`` has the shape of ``tokens``. With ``per_position=True``, the
+    accuracy at each position, averaged over the batch (shape ``(T,)``); with
+    ``causal=True`` the model runs with :func:`sinpe.lab.nn.causal_mask`. BLAS runs on
+    one thread: the matrices are small.
+
+    Examples
+    --------
+    A model without layers whose embedding and head are identities predicts each
+    token itself:
+
+    >>> import numpy as np
+    >>> from sinpe.lab import nn
+    >>> model = nn.TokenModel(4, 4, 2, 8, 0, encoding="none")
+    >>> model.embedding.params["weight"][:] = np.eye(4)
+    >>> model.head.params["weight"][:] = np.eye(4)
+    >>> tokens = np.array([[0, 1, 2, 3]])
+    >>> token_accuracy(model, tokens, np.array([[0, 2, 1, 3]]))
+    0.5
+    >>> token_accuracy(model, tokens, np.array([[0, 2, 1, 3]]), per_position=True).tolist()
+    [1.0, 0.0, 0.0, 1.0]
+    """
+    ids = nn._checked_tokens(model, tokens)
+    wanted = check_integer_array(targets, "targets", ndim=2, hint="np.array([[1, 2, 3]])")
+    if wanted.shape != ids.shape:
+        raise ValueError(f"targets must have the shape of tokens, {ids.shape}, got {wanted.shape}")
+    mask = nn.causal_mask(ids.shape[-1]) if causal else None
+    correct = model.forward(ids, mask=mask).argmax(axis=-1) == wanted  # (B, T)
+    return correct.mean(axis=0) if per_position else float(correct.mean())

@@ -1,0 +1,80 @@
+"""A trained RoPE model stretched, without training, to a longer context.
+
+:func:`extend_context` copies a :class:`sinpe.lab.nn.TokenModel` built with
+``encoding="rope"`` and rotates every attention layer of the copy with the scaled
+frequencies of :func:`sinpe.rope.scaled_frequencies`. NumPy only.
+
+Used in: chapter 8.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from sinpe._validation import (
+    check_choice,
+    check_count,
+    check_instance,
+)
+from sinpe.lab import nn
+from sinpe.rope import SCALING_METHODS, scaled_frequencies, yarn_temperature
+
+__all__ = ["extend_context"]
+
+
+def extend_context(
+    model: nn.TokenModel,
+    method: str,
+    factor: float,
+    *,
+    original_length: int,
+    ramp: str | None = None,
+) -> nn.TokenModel:
+    """A copy of a RoPE model stretched, without training, to a context ``factor`` times longer.
+
+    Every attention layer of the copy (a deep copy: ``model`` is unchanged)
+    rotates with :func:`sinpe.rope.scaled_frequencies` of its head width, from the
+    default base 10000; ``"yarn"`` also divides the query-key products by
+    :func:`sinpe.rope.yarn_temperature`.
+
+    Parameters
+    ----------
+    model : sinpe.lab.nn.TokenModel
+        A model with ``encoding="rope"``.
+    method : {"interpolation", "ntk", "yarn"}
+        Position Interpolation, NTK-aware base scaling, or YaRN.
+    factor : float
+        The scale ``s >= 1``: new context / ``original_length``.
+    original_length : int
+        The context the model was trained on (YaRN's ramp is set by it).
+    ramp : {"released", "paper"}, optional
+        YaRN only: the ramp of :func:`sinpe.rope.scaled_frequencies`.
+
+    Examples
+    --------
+    >>> from sinpe.lab import nn
+    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="rope")
+    >>> longer = extend_context(model, "yarn", 4.0, original_length=16)
+    >>> attention = longer.layers[0].self_attn
+    >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
+    ((2,), 0.771321)
+    """
+    check_instance(model, "model", nn.TokenModel)
+    check_choice(method, "method", SCALING_METHODS)
+    layers = [model.layers[index] for index in range(model.n_layers)]
+    if not layers or any(layer.self_attn.encoding != "rope" for layer in layers):
+        raise ValueError(
+            "extend_context stretches RoPE; pass a model built with encoding='rope' "
+            "(and at least one layer)"
+        )
+    original_length = check_count(original_length, "original_length", hint="such as 16")
+    stretched = copy.deepcopy(model)
+    temperature = yarn_temperature(factor) if method == "yarn" else 1.0
+    for index in range(stretched.n_layers):
+        attention = stretched.layers[index].self_attn
+        head_width = attention.params["in_proj_weight"].shape[1] // attention.n_heads
+        theta = scaled_frequencies(
+            head_width, factor, method=method, original_length=original_length, ramp=ramp
+        )
+        attention._set_rope(theta, temperature, head_width=head_width)
+    return stretched
