@@ -128,6 +128,20 @@ def chapter_code(path: Path) -> ast.AST:
     return ast.parse(code)
 
 
+def chapter_uses(chapters: list[Path]) -> dict[str, list[Path]]:
+    """``{module: the chapters whose code imports it}``, each list in book order.
+
+    A module counts for the chapters that import it or reach it as ``sinpe.<name>``
+    in their own cells (:func:`imported_modules`), not for those that only run it
+    through another module: the API reference's "Used in" lines.
+    """
+    uses: dict[str, list[Path]] = {}
+    for path in chapters:
+        for name in sorted(imported_modules(chapter_code(path))):
+            uses.setdefault(name, []).append(path)
+    return uses
+
+
 def affected(changed: set[str], chapters: list[Path]) -> list[Path]:
     """The chapters among ``chapters`` that ``changed`` files can affect."""
     if any(name in changed for name in EVERYTHING) or any(

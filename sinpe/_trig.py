@@ -55,8 +55,6 @@ Assumptions, stated plainly:
   ``polyval``-like helpers);
 * CPython rounds each float operation separately (``FLT_EVAL_METHOD == 0``);
 * conversions between float64 bits and integers are exact.
-
-Used in: chapter 7 (bit-identical tables on every machine).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each head ``h`` adds ``-m_h * (i - j)`` to the attention score of query ``i``
 for key ``j``. NumPy only.
 
-Used in: chapter 6. :class:`sinpe.lab.nn.TokenModel` with ``encoding="alibi"`` adds
+:class:`sinpe.lab.nn.TokenModel` with ``encoding="alibi"`` adds
 :func:`alibi_bias` in every attention layer.
 """
 

@@ -2,8 +2,6 @@
 
 Bit ``j`` flips every ``2**j`` positions, as pair ``i`` of the sinusoidal encoding
 turns once every ``2 pi / omega_i`` positions, but in jumps. NumPy only.
-
-Used in: chapters 1 and 6.
 """
 
 from __future__ import annotations

@@ -5,9 +5,6 @@ holds, and whether it holds exactly as worded — and :func:`judge` turns them i
 :class:`Verdict`. The chapter glues the verdict under the key :attr:`Verdict.key`;
 :func:`read_verdicts` collects them from the executed notebooks for the claims ledger.
 Nothing here decides a verdict by itself: the booleans come from the chapter's cell.
-
-Used in: chapters 1, 2, 3, 4, 5, 6, 7 and 8. The claims ledger page collects the
-verdicts.
 """
 
 from __future__ import annotations

@@ -35,8 +35,6 @@ convention               float64   float32
 ``marian-nmt``           5e-13     5e-4
 ``guided-diffusion``     3e-13     3e-4
 ======================== ========= =========
-
-Used in: chapters 1, 6 and 8.
 """
 
 from __future__ import annotations

@@ -17,8 +17,6 @@ IEEE-754 binary64, round-to-nearest and no flush-to-zero; it does not depend on 
 libm, the SIMD level or the BLAS (``tests/test_identical_tables.py``). NumPy only.
 The public functions are documented under their top-level names
 (:func:`sinpe.positional_encoding`).
-
-Used in: chapters 1, 2, 3, 4, 6, 7 and 8.
 """
 
 from __future__ import annotations

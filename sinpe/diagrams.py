@@ -3,8 +3,6 @@
 Each draws on one Axes in the house style (:mod:`sinpe.plotting`), computes what it
 shows through sinpe (never a formula of its own), and fits a phone's column: about
 3.6 inches wide, text at :data:`~sinpe.plotting.MIN_FONT_SIZE`.
-
-Used in: chapters 1, 2 and 4.
 """
 
 from __future__ import annotations

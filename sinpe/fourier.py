@@ -17,8 +17,6 @@ NumPy only.
 * :func:`hopper_image` and :func:`interpolation_split` -- the photograph and the
   train/test split of the image-fitting toy; :func:`feature_regression` -- the fit
   that the features' kernel alone makes, with no network.
-
-Used in: chapters 2, 5 and 8.
 """
 
 from __future__ import annotations

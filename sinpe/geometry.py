@@ -4,8 +4,6 @@ Each function is the closed form of a quantity the book plots, so the figures
 and the tests share one implementation; :mod:`sinpe.checkpoint.tables` uses it too.
 ``d_model`` and ``base`` are those of :func:`sinpe.positional_encoding`
 (``d_model`` positive and even, ``base`` the constant ``C``). NumPy only.
-
-Used in: chapters 2, 3, 6 and 8.
 """
 
 from __future__ import annotations

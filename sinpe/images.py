@@ -9,8 +9,6 @@ the other coordinate. :func:`sincos_2d` builds that table as MAE's
 reference code does (``facebookresearch/mae``, ``util/pos_embed.py``,
 ``get_2d_sincos_pos_embed``), each half a table of
 :func:`sinpe.positional_encoding`, so the table is the same bits on every machine.
-
-Used in: chapter 8.
 """
 
 from __future__ import annotations

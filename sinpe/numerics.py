@@ -4,8 +4,6 @@
 :func:`reference_encoding` gives correctly rounded values from mpmath (the
 ``reference`` extra); :func:`ulp_error` and :func:`correct_digits` measure the
 difference. NumPy only otherwise.
-
-Used in: chapters 3 and 7.
 """
 
 from __future__ import annotations

@@ -4,8 +4,6 @@ Every figure is drawn through this module, so all share fonts, sizes and colours
 the Okabe-Ito palette for lines (safe for the common colour blindnesses) and
 ``cividis`` for colour maps (perceptually uniform, readable in greyscale).
 Matplotlib is imported here only; the core of :mod:`sinpe` needs NumPy alone.
-
-Used in: chapters 1, 2, 3, 4, 5, 6, 7 and 8.
 """
 
 from __future__ import annotations

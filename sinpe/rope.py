@@ -15,8 +15,6 @@ Hugging Face's ``convert_llama_weights_to_hf.py`` does; mixing the layouts up gi
 fluent garbage (transformers #25199). Context extension rescales the frequencies
 (:func:`scaled_frequencies`, :func:`llama3_frequencies`, :func:`yarn_temperature`).
 NumPy only.
-
-Used in: chapters 6 and 8.
 """
 
 from __future__ import annotations

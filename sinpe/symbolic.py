@@ -21,8 +21,6 @@ encoding returns a column of shape ``(d_model, 1)``. A ``verify_*`` function's
 are given with each.
 
 SymPy is imported here only; the core of :mod:`sinpe` needs NumPy alone.
-
-Used in: chapters 2, 6 and 8.
 """
 
 from __future__ import annotations

@@ -10,7 +10,10 @@ building them, so a public function added without a reference entry fails
   (``sinpe.rope.apply_rope``), or under the package's (``sinpe.positional_encoding``)
   for what ``sinpe`` re-exports;
 * every name a directive documents exists;
-* every page is in the table of contents (the book builds only those).
+* every page is in the table of contents (the book builds only those);
+* every module's entry ends with the chapters that import it ("Used in chapters 2
+  and 6."), generated at build time by ``book/_ext/api_reference.py`` from the
+  chapters' code: nothing typed, so nothing to go stale.
 
 Each check is a function of text and modules, and is shown failing on a bad example.
 """
@@ -18,7 +21,9 @@ Each check is a function of text and modules, and is shown failing on a bad exam
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
+import textwrap
 import types
 from collections.abc import Iterable
 
@@ -153,3 +158,89 @@ def test_the_checks_fail_on_bad_examples():
     # a page the TOC does not list
     toc = "parts:\n  - chapters:\n      - file: book/api/encoding\n"
     assert pages_outside_toc(["book/api/encoding", "book/api/new"], toc) == ["book/api/new"]
+
+
+@pytest.fixture(scope="module")
+def extension(root):
+    """book/_ext/api_reference.py, the Sphinx extension, loaded as Sphinx loads it."""
+    path = root / "book" / "_ext" / "api_reference.py"
+    spec = importlib.util.spec_from_file_location("api_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_used_in_lines_read_as_a_sentence_with_links(extension):
+    numbers = {"book/ch02_rotation": 2, "book/ch06_rope_alibi": 6, "book/ch04_x": 4}
+    titles = {"book/claims_ledger": "Claims ledger"}
+    used_in = extension.used_in
+    assert used_in(["book/ch06_rope_alibi"], numbers, titles) == (
+        "Used in chapter :doc:`6 </book/ch06_rope_alibi>`."
+    )
+    assert used_in(["book/ch02_rotation", "book/ch04_x", "book/ch06_rope_alibi"], numbers, {}) == (
+        "Used in chapters :doc:`2 </book/ch02_rotation>`, :doc:`4 </book/ch04_x>` and "
+        ":doc:`6 </book/ch06_rope_alibi>`."
+    )
+    assert used_in(["book/ch02_rotation", "book/claims_ledger"], numbers, titles) == (
+        "Used in chapter :doc:`2 </book/ch02_rotation>` and "
+        ":doc:`claims ledger </book/claims_ledger>`."
+    )
+    assert used_in([], numbers, titles) == ""
+
+
+def _chapter(imports: str) -> str:
+    """A MyST notebook whose one code cell is ``imports``."""
+    return textwrap.dedent("""\
+        ---
+        jupytext:
+          text_representation:
+            extension: .md
+            format_name: myst
+            format_version: 0.13
+        kernelspec:
+          display_name: Python 3 (ipykernel)
+          language: python
+          name: python3
+        ---
+
+        # A chapter
+
+        ```{code-cell} ipython3
+        %matplotlib inline
+        {imports}
+        ```
+        """).replace("{imports}", imports)
+
+
+def test_a_module_a_chapter_imports_gets_that_chapter(extension, tmp_path):
+    """On a made-up book: each chapter signs exactly the modules its own code imports
+    or reaches (``sinpe.table`` is ``sinpe.core``'s), numbered as the TOC numbers it."""
+    book = tmp_path / "book"
+    book.mkdir()
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nparts:\n  - caption: Chapters\n    numbered: true\n"
+        "    chapters:\n      - file: book/ch07_later\n      - file: book/ch01_first\n"
+    )
+    (book / "ch01_first.md").write_text(_chapter("from sinpe.rope import apply_rope"))
+    (book / "ch07_later.md").write_text(_chapter("import sinpe\nsinpe.table(4, 8)"))
+    lines = extension.signposts(tmp_path)
+    assert lines["sinpe.rope"] == "Used in chapter :doc:`2 </book/ch01_first>`."
+    assert lines["sinpe.core"] == "Used in chapter :doc:`1 </book/ch07_later>`."
+    assert lines["sinpe"] == "Used in chapter :doc:`1 </book/ch07_later>`."
+    assert "sinpe.alibi" not in lines and "sinpe.lab.nn" not in lines
+
+
+def test_the_reference_signs_the_modules_the_chapters_import(extension, root):
+    lines = extension.signposts(root)
+    assert set(lines) <= {"sinpe"} | {f"sinpe.{name}" for name in sinpe.SUBMODULES} | {
+        "sinpe._validation", "sinpe._trig"
+    }  # fmt: skip
+    assert ":doc:`6 </book/ch06_rope_alibi>`" in lines["sinpe.rope"]
+    assert "claims ledger </book/claims_ledger>" in lines["sinpe.claims"]
+    assert "sinpe.checkpoint.files" not in lines  # no chapter reads a file itself
+    # autodoc's hook: a module's docstring gains its line, a function's does not
+    docstring = ["The summary."]
+    extension.add_signpost(lines, None, "module", "sinpe.rope", None, {}, docstring)
+    assert docstring == ["The summary.", "", lines["sinpe.rope"]]
+    extension.add_signpost(lines, None, "function", "sinpe.rope", None, {}, docstring)
+    assert len(docstring) == 3

@@ -3,14 +3,14 @@
 The package lists its modules once (``sinpe.SUBMODULES``) and its position schemes
 once (``sinpe.lab.nn.ENCODINGS``); tests, the wheel probe, the hostile sweep and the
 mutant runner read those instead of keeping copies. These tests check that the one
-list is right and that what depends on it cannot drift silently.
+list is right and that what depends on it cannot drift silently. Which chapters use
+a module is not typed anywhere either: the API reference generates it
+(tests/test_api_reference.py).
 """
 
 from __future__ import annotations
 
-import ast
 import importlib
-import re
 
 import pytest
 
@@ -23,28 +23,6 @@ def mutants():
     from scripts import mutants
 
     return mutants
-
-
-@pytest.fixture(scope="module")
-def chapter_uses(root):
-    """``{module: chapter numbers}``: which chapters use each module in their own code."""
-    from scripts import changed_chapters as changed
-
-    uses: dict[str, set[int]] = {}
-    for path in sorted((root / "book").glob("ch[0-9][0-9]_*.md")):
-        for name in changed.imported_modules(changed.chapter_code(path)):
-            uses.setdefault(name.removeprefix("sinpe."), set()).add(int(path.name[2:4]))
-    return uses
-
-
-def used_in(chapters: set[int]) -> str:
-    """The signpost of a module's docstring: ``Used in: chapters 2, 4 and 6.``"""
-    numbers = [str(number) for number in sorted(chapters)]
-    if not numbers:
-        return "Used in: no chapter."
-    if len(numbers) == 1:
-        return f"Used in: chapter {numbers[0]}."
-    return f"Used in: chapters {', '.join(numbers[:-1])} and {numbers[-1]}."
 
 
 def test_submodules_name_every_public_module_on_disk(root):
@@ -110,24 +88,3 @@ def test_in_attention_schemes_are_the_modules_that_declare_attention():
         scheme = nn.ATTENTION_SCHEMES[name]
         assert scheme is importlib.import_module(f"sinpe.{name}").ATTENTION
         assert scheme.rotate or scheme.bias, name
-
-
-# sinpe/plotting.py was being edited on another branch when the signposts were made
-# checkable (issue 31): its line ("chapters 3, 4, 5, 6 and 7") misses chapters 1 and 8.
-# Strict: once the line is right, this mark fails and must go.
-@pytest.mark.parametrize("name", sinpe.SUBMODULES)
-def test_used_in_names_the_chapters_that_import_the_module(name, chapter_uses, root):
-    """The "Used in" signpost of each module is the chapters' own imports, so it
-    cannot go stale (d2l's "Defined in" pointers come from its code harvester)."""
-    path = root / "sinpe" / name.replace(".", "/")
-    source = (path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()
-    docstring = " ".join(ast.get_docstring(ast.parse(source)).split())
-    stated = re.search(r"Used in: [^.]*\.", docstring)
-    expected = used_in(chapter_uses.get(name, set()))
-    assert stated and stated.group(0) == expected, f"sinpe/{name}.py should say: {expected}"
-
-
-def test_used_in_signposts_cannot_pass_unchecked():
-    assert used_in({6}) == "Used in: chapter 6."
-    assert used_in({6, 2, 4}) == "Used in: chapters 2, 4 and 6."
-    assert used_in(set()) == "Used in: no chapter."

@@ -25,10 +25,7 @@ import subprocess
 import sys
 
 MODULE = '''\
-"""A throwaway scheme: a penalty -|i - j| / 4 on every head's scores.
-
-Used in: no chapter.
-"""
+"""A throwaway scheme: a penalty -|i - j| / 4 on every head's scores."""
 
 from __future__ import annotations
 

@@ -4,8 +4,6 @@
 :mod:`~sinpe.checkpoint.tables` recognises a sinusoidal table (its convention, base and
 bugs), :mod:`~sinpe.checkpoint.tensors` judges each position tensor of a file, and
 :mod:`~sinpe.checkpoint.cli` is the command. The modules load on first use.
-
-Used in: chapter 6.
 """
 
 from sinpe._moved import lazy

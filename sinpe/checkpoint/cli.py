@@ -1,7 +1,5 @@
 """The ``sinpe`` command: ``sinpe inspect PATH [--key NAME] [--json]``.
 
-Used in: chapter 6.
-
 Tells which positional encoding a checkpoint file holds, and what is wrong with
 it: every tensor whose name says "position" (:func:`sinpe.checkpoint.tensors.position_tensors`),
 or the one ``--key`` names, is read (:func:`sinpe.checkpoint.files.open_tensors`) and

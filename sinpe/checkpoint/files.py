@@ -1,7 +1,5 @@
 """Reading the tensors of a checkpoint file lazily: NumPy, safetensors and PyTorch files.
 
-Used in: no chapter.
-
 :func:`open_tensors` lists the tensors of one file -- name, shape, dtype -- without
 reading their values; each :class:`StoredTensor` reads its own values when asked
 (:meth:`StoredTensor.read`), memory-mapped wherever the format allows, so a table

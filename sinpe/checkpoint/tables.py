@@ -7,7 +7,7 @@ properties every sinusoidal table must have (values in [-1, 1]; unit
 function of ``PE(p)``; dot products that depend on the offset only), then names
 the conventions of :data:`sinpe.CONVENTIONS` it matches. :data:`BUGGY_TABLES`
 holds the bugs collected from real code, with their sources, for the checker
-to catch (:func:`buggy_table` builds each). Used in: chapter 6. NumPy only.
+to catch (:func:`buggy_table` builds each). NumPy only.
 
 This module says what is tested and in which order (``_inspect``); how it is
 done at scale (a 4 GiB table in one read) is the private streaming engine,

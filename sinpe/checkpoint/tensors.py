@@ -1,7 +1,5 @@
 """What the position tensors of a checkpoint are, and what is wrong with them.
 
-Used in: no chapter.
-
 :func:`inspect_tensor` takes one tensor and says what it is:
 
 * a 2-D additive table (``embed_positions.weight``, ``wpe.weight``, ...): the

@@ -7,8 +7,6 @@
 :mod:`~sinpe.lab.context` (a RoPE model stretched to a longer context) and
 :mod:`~sinpe.lab.pytorch_record` (PyTorch's layer, recorded). The modules load on
 first use: ``sinpe.lab.nn`` works after ``import sinpe``.
-
-Used in: chapters 2, 4, 5, 6 and 8.
 """
 
 from sinpe._moved import lazy

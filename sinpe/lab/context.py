@@ -3,8 +3,6 @@
 :func:`extend_context` copies a :class:`sinpe.lab.nn.TokenModel` built with
 ``encoding="rope"`` and rotates every attention layer of the copy with the scaled
 frequencies of :func:`sinpe.rope.scaled_frequencies`. NumPy only.
-
-Used in: chapter 8.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ Shapes: ``B`` batch, ``T`` sequence length, ``D`` width (d_model), ``H`` heads,
 ``Dh = D / H``, ``F`` feed-forward width, ``V`` vocabulary.
 
 NumPy only; no dropout (the layers compute what PyTorch computes in eval mode).
-
-Used in: chapters 2, 4, 5, 6 and 8.
 """
 
 from __future__ import annotations

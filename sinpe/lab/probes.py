@@ -12,8 +12,6 @@ Around the model: how peaked its attention is (:func:`attention_peak`) and how f
 from permutation equivariance (:func:`equivariance_gap`). Throughout, ``model`` is a
 :class:`sinpe.lab.nn.TokenModel` and ``tokens`` a ``(B, T)`` integer array of its ids;
 a measurement runs ``model.forward`` once (its caches are then those of ``tokens``).
-
-Used in: chapters 4, 6 and 8.
 """
 
 from __future__ import annotations

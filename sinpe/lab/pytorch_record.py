@@ -4,7 +4,7 @@
 configurations and stored inputs, weights and outputs in
 ``sinpe/data/torch_encoder_layer.npz`` (package data); :func:`recorded_layers`
 loads them, so the NumPy layer can be compared with PyTorch without PyTorch.
-Used in: chapter 4. NumPy only.
+NumPy only.
 """
 
 from __future__ import annotations

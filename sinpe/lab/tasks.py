@@ -3,8 +3,7 @@
 :func:`reversal_task` and :func:`previous_token_task` draw batches of token ids,
 ``(tokens, targets)``, two int64 arrays ``(batch, length)`` with ids drawn
 uniformly from ``0 .. vocab - 1`` by ``rng``; :func:`reversal_ceiling` is the exact
-accuracy ceiling, on reversal, of a model that cannot see positions. Used in:
-chapters 4, 6 and 8. NumPy only.
+accuracy ceiling, on reversal, of a model that cannot see positions. NumPy only.
 """
 
 from __future__ import annotations

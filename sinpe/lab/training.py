@@ -6,8 +6,6 @@ accumulated; :func:`train` runs it on fresh batches of a task of :mod:`sinpe.lab
 model; :func:`check_gradients` compares a backward pass with finite differences. The
 model is :mod:`sinpe.lab.nn`, what is read inside it :mod:`sinpe.lab.probes` (nanoGPT's
 ``model.py`` / ``train.py`` split). NumPy only.
-
-Used in: chapters 4, 5, 6 and 8.
 """
 
 from __future__ import annotations
