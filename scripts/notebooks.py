@@ -41,7 +41,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
-from scripts import changed_chapters, notebook_zips
+from scripts import changed_chapters, notebook_times, notebook_zips
 from scripts.book import BOOK, ROOT, chapters, twin_of
 
 #: Environment that makes execution deterministic; set for generation and for nbval.
@@ -60,7 +60,7 @@ ELSEWHERE_STARTUP = ROOT / "tests" / "portability" / "startup.py"
 
 #: The nbval command (paths are appended). ``scripts/nbval_figures.py`` adds the figure
 #: comparison that nbval lacks (it skips PNG outputs), ``scripts/notebook_times.py`` a
-#: table of seconds per notebook.
+#: table of seconds per notebook (and its JSON, :func:`seconds_option`).
 NBVAL = [
     "-m",
     "pytest",
@@ -252,6 +252,11 @@ def reader_env(run: Path = READER_RUN) -> tuple[dict[str, str], Path]:
     return env, folder
 
 
+def seconds_option(run: str) -> list[str]:
+    """Where nbval's run ``run`` writes its seconds per notebook (scripts/notebook_times.py)."""
+    return ["--notebook-seconds", str(notebook_times.RUNS / f"{run}.json")]
+
+
 def validate(paths: list[Path], *, elsewhere: bool, reader: bool = False) -> int:
     """Run nbval on the twins; with ``elsewhere``, as on another machine; with
     ``reader``, on the reader's editions as a reader runs them."""
@@ -259,7 +264,7 @@ def validate(paths: list[Path], *, elsewhere: bool, reader: bool = False) -> int
     if reader:
         env, folder = reader_env()
         targets = [str(folder / Path(path).name) for path in paths] or [str(folder)]
-        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / "reader")]
+        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / "reader"), *seconds_option("reader")]
         kernel = ["--nbval-kernel-name", READER_KERNEL]
         return subprocess.call(
             [sys.executable, *NBVAL, *kernel, *diffs, *targets], env=env, cwd=ROOT
@@ -275,7 +280,8 @@ def validate(paths: list[Path], *, elsewhere: bool, reader: bool = False) -> int
             )
         else:
             env = {**os.environ, **DETERMINISTIC_ENV}
-        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / ("elsewhere" if elsewhere else "native"))]
+        run = "elsewhere" if elsewhere else "native"
+        diffs = ["--figure-diff-dir", str(FIGURE_DIFFS / run), *seconds_option(run)]
         command = [sys.executable, *NBVAL, "--nbval-current-env", *diffs, *targets]
         return subprocess.call(command, env=env, cwd=ROOT)
 

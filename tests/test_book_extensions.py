@@ -167,3 +167,47 @@ def test_a_proof_box_is_titled(root):
     only_code += nodes.paragraph("", "", nodes.Text("Proof. "), nodes.literal(text="f()"))
     pdf_proofs.TitledProofs._drop_prefix(only_code)
     assert only_code[0].astext() == "f()"
+
+
+# --- book/_ext/chapter_seconds.py: the table of seconds per chapter ---------------
+
+
+@pytest.fixture(scope="module")
+def chapter_seconds(root):
+    return _extension(root, "chapter_seconds")
+
+
+def test_every_chapter_has_a_row_measured_or_not(chapter_seconds):
+    chapters = [("book/ch01_a", 1, "The definition"), ("book/ch99_new", 9, "New"),
+                ("book/claims_ledger", None, "Claims ledger")]  # fmt: skip
+    seconds = {"ch01_a": 5.24, "claims_ledger": 1.0, "ch42_removed": 3.0}
+    assert chapter_seconds.rows(chapters, seconds) == [
+        ("book/ch01_a", "1 The definition", "5.2"),
+        ("book/ch99_new", "9 New", chapter_seconds.NOT_MEASURED),
+        ("book/claims_ledger", "Claims ledger", "1.0"),
+    ]
+
+
+def test_the_book_s_table_lists_its_chapters_from_the_toc(chapter_seconds, root):
+    import json
+
+    chapters = chapter_seconds.book_chapters(root)
+    names = [docname for docname, _, _ in chapters]
+    assert names[-1] == "book/claims_ledger" and chapters[-1][1] is None
+    numbered = [number for _, number, _ in chapters if number is not None]
+    assert numbered == list(range(1, len(numbered) + 1)) and len(numbered) >= 8
+    assert chapters[0] == ("book/ch01_definition", 1, "The definition")
+    record = json.loads((root / chapter_seconds.RECORD).read_text(encoding="utf-8"))
+    assert {"date", "machine", "how", "seconds"} <= set(record)
+    rows = chapter_seconds.rows(chapters, record["seconds"])
+    assert len(rows) == len(chapters)
+    table = chapter_seconds.table(rows, "book/building")
+    links = [node["reftarget"] for node in table.findall(lambda node: "reftarget" in node)]
+    assert links == [f"/{name}" for name in names]
+    assert "```{chapter-seconds}" in (root / "book" / "building.md").read_text(encoding="utf-8")
+
+
+def test_the_measurement_says_its_commands_as_code(chapter_seconds):
+    found = chapter_seconds.inline("the reader's path of `make test`, on 2 cores")
+    assert [type(node).__name__ for node in found] == ["Text", "literal", "Text"]
+    assert found[1].astext() == "make test"

@@ -3,6 +3,7 @@ choice of chapters a change affects."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -120,3 +121,51 @@ def test_module_use_is_read_from_imports_and_attributes(changed):
     found = changed.imported_modules(ast.parse(code))
     assert found == {"sinpe", "sinpe.rope", "sinpe.lab", "sinpe.lab.nn", "sinpe.alibi"}
     assert "sinpe.core" in changed.closure({"sinpe.rope"})  # rope imports the core
+
+
+def test_nbval_runs_write_their_seconds_and_record_keeps_the_reader_s(tmp_path):
+    """scripts/notebook_times.py: each run's seconds as JSON, keyed by notebook; only
+    ``record`` writes the committed measurement, with what the run was."""
+    from scripts import notebook_times
+
+    times = notebook_times.NotebookTimes(tmp_path / "runs" / "reader.json")
+
+    class Report:
+        def __init__(self, fspath, duration):
+            self.fspath, self.duration = fspath, duration
+
+    for fspath, duration in [("book/ch01_a.ipynb", 0.5), ("book/ch01_a.ipynb", 1.25),
+                             ("x/claims_ledger.ipynb", 0.04)]:  # fmt: skip
+        times.pytest_runtest_logreport(Report(fspath, duration))
+
+    class Terminal:
+        def __init__(self):
+            self.lines = []
+
+        def section(self, title):
+            self.lines.append(f"== {title}")
+
+        def write_line(self, line):
+            self.lines.append(line)
+
+    terminal = Terminal()
+    times.pytest_terminal_summary(terminal)
+    assert (
+        terminal.lines[0] == "== seconds per notebook"
+        and "1.8 s  book/ch01_a.ipynb" in (terminal.lines[1])
+    )
+    run = json.loads((tmp_path / "runs" / "reader.json").read_text())
+    assert run["run"] == "reader" and run["seconds"] == {"ch01_a": 1.8, "claims_ledger": 0.0}
+    assert run["date"][:2] == "20" and "cores" in run["machine"]
+    recorded = notebook_times.record(tmp_path / "runs" / "reader.json", tmp_path / "kept.json")
+    assert json.loads((tmp_path / "kept.json").read_text()) == recorded
+    assert recorded["how"] == notebook_times.DESCRIPTIONS["reader"]
+    (tmp_path / "odd.json").write_text(json.dumps({**run, "run": "odd"}))
+    with pytest.raises(SystemExit, match="unknown run 'odd'"):
+        notebook_times.record(tmp_path / "odd.json", tmp_path / "kept.json")
+
+
+def test_every_nbval_run_asks_for_its_seconds(notebooks):
+    assert notebooks.seconds_option("reader")[0] == "--notebook-seconds"
+    assert notebooks.seconds_option("reader")[1].endswith("_build/notebook-seconds/reader.json")
+    assert "scripts.notebook_times" in notebooks.NBVAL
