@@ -29,7 +29,7 @@ $(shell mkdir -p $(XDG_CACHE_HOME) $(XDG_CONFIG_HOME) $(XDG_DATA_HOME) $(IPYTHON
 # deterministic environment that scripts/notebooks.py sets itself: DETERMINISTIC_ENV.
 
 .PHONY: book test check changed lint unit twins twins-check notebooks nbval reader portability \
-	book-strict browser \
+	book-strict browser new-chapter \
 	pdf pdf-check lock clean
 
 # With TeX installed, the book is built with its PDF (make pdf), which the HTML build
@@ -45,7 +45,7 @@ book: $(STAMP)
 # machine with the venv and the Debian packages in place (CONTRIBUTING.md). The run ends
 # with a table of the seconds each took, so a slow stage is seen the day it appears.
 STAGES := lint:10 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-strict:45 browser:120 \
-	pdf-check:10
+	pdf-check:10 new-chapter:180:reuse
 
 test: $(STAMP)
 	$(BIN)/python -m scripts.stages $(STAGES)
@@ -116,6 +116,12 @@ book-strict: $(STAMP)
 browser: $(STAMP)
 	test -d _build/html || $(JB)
 	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py tests/test_page_weight.py
+
+# A throwaway chapter added on a copy of the tree as a contributor adds one (its twin,
+# the book, its reader's edition): the chapter-list checks pass and exactly its files
+# change (tests/test_new_chapter.py). A function of the files alone, so reusable.
+new-chapter: $(STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider -m slow tests/test_new_chapter.py
 
 # The whole book as one PDF, _build/pdf/sinpe-book.pdf, through LaTeX (Jupyter Book's
 # pdflatex builder: sphinx-jupyterbook-latex, which typesets with xelatex). Needs Debian's

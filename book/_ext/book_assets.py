@@ -110,15 +110,23 @@ def add_markdown_download(app, pagename, templatename, context, doctree) -> None
             )
 
 
-def _reader_edition(app, pagename: str) -> Path | None:
-    """The reader's edition of a page (``notebooks/<name>.ipynb``), if it has one."""
+def _edition_of(app, pagename: str) -> Path | None:
+    """Where the reader's edition of a MyST notebook page is (``notebooks/<name>.ipynb``),
+    written or still to be written: ``make twins`` writes it after this build."""
     path = Path(app.confdir) / "notebooks" / f"{Path(pagename).name}.ipynb"
-    return path if _myst_source(app, pagename) is not None and path.is_file() else None
+    return path if _myst_source(app, pagename) is not None else None
+
+
+def _reader_edition(app, pagename: str) -> Path | None:
+    """The reader's edition of a page, if it has one already."""
+    path = _edition_of(app, pagename)
+    return path if path is not None and path.is_file() else None
 
 
 def launch_reader_editions(app, pagename, templatename, context, doctree) -> None:
-    """Colab and Binder open the reader's edition, which runs anywhere, not the twin."""
-    edition = _reader_edition(app, pagename)
+    """Colab and Binder open the reader's edition, which runs anywhere, not the twin;
+    a new chapter's too, whose edition the build that numbers its figures precedes."""
+    edition = _edition_of(app, pagename)
     if edition is None:
         return
     twin, reader = f"{pagename}.ipynb", f"notebooks/{edition.name}"
