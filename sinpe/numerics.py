@@ -3,7 +3,8 @@
 :func:`computed_in` emulates a table computed in float32, float16 or bfloat16;
 :func:`reference_encoding` gives correctly rounded values from mpmath (the
 ``reference`` extra); :func:`ulp_error` and :func:`correct_digits` measure the
-difference. NumPy only otherwise.
+difference; :func:`sincos` is the sine and cosine the tables are built from, the same
+bits on every machine. NumPy only otherwise.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from sinpe import _trig
 from sinpe._validation import (
     BASE,
     D_MODEL,
@@ -34,6 +36,7 @@ __all__ = [
     "low_precision_bound",
     "low_precision_frequencies",
     "reference_encoding",
+    "sincos",
     "to_bfloat16",
     "ulp_error",
 ]
@@ -324,3 +327,32 @@ def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64
             "difference overflows); measure the absolute error instead"
         )
     return ulps
+
+
+def sincos(phases: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic ``(sin(phases), cos(phases))`` in float64, the same bits on every machine.
+
+    The sines and cosines every table of sinpe is built from: fdlibm's algorithm in
+    IEEE-754 additions, subtractions and multiplications only, never the platform's
+    libm or a fused multiply-add (``sinpe/_trig.py`` states the algorithm and its
+    assumptions); within 1 ulp of the exact value.
+
+    Parameters
+    ----------
+    phases : array_like of real
+        Finite phases in radians, any shape.
+
+    Returns
+    -------
+    sine, cosine : numpy.ndarray
+        float64 arrays of the shape of ``phases``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.numerics import sincos
+    >>> sine, cosine = sincos([0.0, np.pi / 2, 1e22])
+    >>> sine.tolist()
+    [0.0, 1.0, -0.8522008497671888]
+    """
+    return _trig.sincos(check_real_array(phases, name="phases"))

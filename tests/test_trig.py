@@ -1,4 +1,5 @@
-"""The deterministic sine and cosine of sinpe/_trig.py.
+"""The deterministic sine and cosine of sinpe/_trig.py, and its checked public entry
+``sinpe.numerics.sincos``.
 
 Oracles: mpmath at 256 bits (the exact value; its float is the correctly rounded
 double), the decimal constants of fdlibm's C sources, exact integer arithmetic,
@@ -21,8 +22,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from sinpe import _trig
+from sinpe import _trig, numerics
 from sinpe._trig import MEDIUM_LIMIT, WIDE_LIMIT, sincos, sincos_scalar
+
+#: The hostile sweep (tests/test_hostile.py) poisons the public entry's argument.
+HOSTILE_EXAMPLES = {"sinpe.numerics.sincos": {"phases": [0.5, -2.0, 1e22]}}
 
 HARD_CASE = 6381956970095103 * 2.0**797  # the double closest to a multiple of pi/2
 LARGEST = float(np.finfo(np.float64).max)
@@ -271,20 +275,29 @@ def test_blocks_and_shapes_do_not_change_the_bits():
 # --- arguments ---------------------------------------------------------------------------
 
 
+# sinpe._trig trusts its callers (they pass phases they built from checked arguments);
+# sinpe.numerics.sincos is the checked entry, the same bits.
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_non_finite_phases_raise(bad):
     with pytest.raises(ValueError, match="phases must be finite"):
-        sincos(np.array([1.0, bad]))
-    with pytest.raises(ValueError, match="x must be a finite number"):
-        sincos_scalar(bad)
+        numerics.sincos(np.array([1.0, bad]))
 
 
 @pytest.mark.parametrize("bad", [np.array([1 + 2j]), np.array([True]), np.array(["1.0"])])
 def test_non_real_phases_raise(bad):
     with pytest.raises(TypeError, match="phases must be real numbers"):
-        sincos(bad)
-    with pytest.raises(TypeError, match="x must be a real number"):
-        sincos_scalar(bad[0].item())
+        numerics.sincos(bad)
+
+
+def test_the_checked_entry_gives_the_same_bits():
+    phases = np.array([[-0.0, 1.0, HARD_CASE], [1e22, -LARGEST, 2.0**-1074]])
+    checked, trusted = numerics.sincos(phases.tolist()), sincos(phases)
+    for ours, theirs in zip(checked, trusted, strict=True):
+        assert ours.dtype == np.float64 and ours.shape == (2, 3)
+        assert ours.tobytes() == theirs.tobytes()
+    assert numerics.sincos(3)[0].shape == ()
 
 
 # --- the same bytes at NumPy's baseline SIMD level ---------------------------------------
