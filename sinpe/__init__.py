@@ -24,7 +24,8 @@ import importlib
 import pkgutil
 
 from sinpe import _moved
-from sinpe._validation import LAYOUTS, PrecisionWarning
+from sinpe._precision import PrecisionWarning
+from sinpe._validation import LAYOUTS
 from sinpe.conventions import (
     CONVENTIONS,
     Convention,

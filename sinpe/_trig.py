@@ -67,7 +67,7 @@ import struct
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import check_real, check_real_array
+from sinpe._validation import Real, check_real_array, constrained
 
 __all__ = ["MEDIUM_LIMIT", "WIDE_LIMIT", "sincos", "sincos_scalar"]
 
@@ -227,6 +227,7 @@ def _cody_waite_scalar(
     return int(fn), y0, (s - y0) + tail
 
 
+@constrained(x=Real(hint="a finite phase in radians"))
 def sincos_scalar(x: float) -> tuple[float, float]:
     """Deterministic ``(sin(x), cos(x))`` of one finite float, on Python floats.
 
@@ -239,7 +240,6 @@ def sincos_scalar(x: float) -> tuple[float, float]:
     >>> sincos_scalar(1e22)  # reduced exactly: sin(1e22) = -0.852200849767188801...
     (-0.8522008497671888, 0.523214785395139)
     """
-    x = check_real(x, "x", hint="a finite phase in radians")
     a = abs(x)
     if a < MEDIUM_LIMIT:
         n, y0, y1 = _cody_waite_scalar(a, FDLIBM_PIECES, PIO2_3T)

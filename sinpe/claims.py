@@ -19,9 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from sinpe._validation import Optional, Real, constrained
+from sinpe._validation import Flag, Optional, Real, constrained
 
 __all__ = [
     "EVIDENCE",
@@ -167,6 +165,11 @@ class Verdict:
         }
 
 
+#: A test's outcome, compared explicitly (a number or an array is refused).
+_OUTCOME = Flag(hint="a boolean test result, compared explicitly: holds=bool(error < 1e-12)")
+
+
+@constrained(holds=_OUTCOME, as_stated=_OUTCOME)
 def judge(
     claim: str,
     *,
@@ -206,12 +209,6 @@ def judge(
     ...       evidence=TOY, scope="d = 32, 1 layer, 250 steps, 3 seeds").verdict
     'holds with a nuance'
     """
-    for name, value in (("holds", holds), ("as_stated", as_stated)):
-        if not isinstance(value, bool | np.bool_):
-            raise TypeError(
-                f"{name} must be a boolean test result, got {type(value).__name__}; "
-                "compare explicitly, e.g. holds=bool(error < 1e-12)"
-            )
     if not bool(holds):
         verdict = FAILS
     elif not bool(as_stated):

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._precision import warn_if_unresolvable
 from sinpe._trig import sincos
 from sinpe._validation import (
     BASE,
@@ -53,11 +54,11 @@ from sinpe._validation import (
     POSITIONS,
     Integer,
     Optional,
+    Options,
     Real,
     Width,
     check_phases,
     constrained,
-    warn_if_unresolvable,
 )
 from sinpe.core import _rational_powers, positional_encoding
 
@@ -329,7 +330,20 @@ _NO_WIDTH_ONE = {
 }
 
 
+#: A convention's name; "marian" names two.
+_CONVENTION = Options(
+    *CONVENTIONS,
+    mistaken={
+        "marian": "it is ambiguous: use 'hf-marian' (Hugging Face's "
+        "MarianSinusoidalPositionalEmbedding, paper spacing) or 'marian-nmt' (Marian "
+        "NMT's C++, which trained the OPUS-MT checkpoints: n-1 spacing)"
+    },
+)
+
+
 @constrained(
+    convention=_CONVENTION,
+    padding_idx=Optional(_PADDING_IDX),
     min_timescale=Optional(Real(0.0, closed="neither", hint="e.g. 1.0")),
     base=BASE,
     dtype=DTYPE,
@@ -398,22 +412,6 @@ def encode(
     >>> sinpe.encode([1, 2], 5, "fairseq").round(4).tolist()  # row 1 = padding_idx
     [[0.0, 0.0, 0.0, 0.0, 0.0], [0.9093, 0.0002, -0.4161, 1.0, 0.0]]
     """
-    if not isinstance(convention, str):
-        raise TypeError(
-            f"convention must be a name (str), got {convention!r}; use one of "
-            f"{', '.join(repr(name) for name in CONVENTIONS)}"
-        )
-    if convention == "marian":
-        raise ValueError(
-            "convention 'marian' is ambiguous: use 'hf-marian' (Hugging Face's "
-            "MarianSinusoidalPositionalEmbedding, paper spacing) or 'marian-nmt' (Marian "
-            "NMT's C++, which trained the OPUS-MT checkpoints: n-1 spacing)"
-        )
-    if convention not in CONVENTIONS:
-        raise ValueError(
-            f"unknown convention {convention!r}; use one of "
-            f"{', '.join(repr(name) for name in CONVENTIONS)}"
-        )
     rule = CONVENTIONS[convention]
     if min_timescale is not None and rule.name != "tensor2tensor":
         raise ValueError(
@@ -421,8 +419,6 @@ def encode(
             f"convention has no such parameter: leave it out, or use "
             f"convention='tensor2tensor'"
         )
-    if rule.name == "fairseq" and padding_idx is not None:
-        padding_idx = _PADDING_IDX(padding_idx, "padding_idx")
     smallest = min_timescale
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
@@ -484,7 +480,7 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 
 
-@constrained(d_model=_ANY_WIDTH, base=BASE)
+@constrained(d_model=_ANY_WIDTH, base=BASE, padding_idx=Optional(_PADDING_IDX))
 def fairseq_embedding(
     tokens: npt.ArrayLike, d_model: int, *, padding_idx: int | None = 1, base: float = 10000.0
 ) -> np.ndarray:

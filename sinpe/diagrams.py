@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sinpe._validation import BASE, D_MODEL, Integer, Real, check_instance, constrained
 from sinpe.plotting import COLORS, MIN_FONT_SIZE, SEQUENTIAL, unit_circle
 
 __all__ = [
@@ -24,6 +25,17 @@ __all__ = [
 ]
 
 
+#: An index into the pairs, the batch or the heads (below the count, checked in the body).
+_INDEX = Integer(0, hint="such as 0")
+
+
+@constrained(
+    position=Real(hint="a position such as 3.0"),
+    shift=Real(hint="a shift such as 2.0"),
+    d_model=D_MODEL,
+    pair=_INDEX,
+    base=BASE,
+)
 def shift_rotation(
     ax,
     position: float,
@@ -53,12 +65,9 @@ def shift_rotation(
     >>> plt.close(fig)
     """
     from sinpe import core
-    from sinpe._validation import check_count, check_d_model, check_real
 
-    position = check_real(position, "position", hint="a position such as 3.0")
-    shift = check_real(shift, "shift", hint="a shift such as 2.0")
-    d_model = check_d_model(d_model)
-    pair = check_count(pair, "pair", minimum=0, maximum=d_model // 2 - 1, hint="pair index")
+    if pair >= d_model // 2:
+        raise ValueError(f"pair must be below d_model / 2 = {d_model // 2}, got {pair}")
     omega = float(core.frequencies(d_model, base=base)[pair])
     steps = np.linspace(position, position + shift, 61)
     path = core.positional_encoding(steps, d_model, base=base)[:, 2 * pair : 2 * pair + 2]
@@ -151,7 +160,6 @@ def encoder_layer_steps(layer) -> list[str]:
     >>> diagrams.encoder_layer_steps(layer)[1:]
     ['add & norm', 'feed-forward 8 → 16 → 8, ReLU', 'add & norm']
     """
-    from sinpe._validation import check_instance
     from sinpe.lab import nn
 
     check_instance(layer, "layer", nn.EncoderLayer, hint="an nn.EncoderLayer")
@@ -274,6 +282,7 @@ def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
     image.set_gid(title)
 
 
+@constrained(sample=_INDEX, head=_INDEX)
 def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, np.ndarray]:
     """What one head of ``attention`` computed in its last forward pass, step by step.
 
@@ -293,7 +302,6 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     >>> steps["S"].shape, steps["AV"].shape, bool(np.allclose(steps["A"].sum(axis=1), 1))
     ((3, 3), (3, 2), True)
     """
-    from sinpe._validation import check_count, check_instance
     from sinpe.lab import nn
 
     check_instance(attention, "attention", nn.MultiHeadAttention, hint="an nn.MultiHeadAttention")
@@ -301,8 +309,9 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     if cache is None:
         raise ValueError("attention has not run forward yet; call it on an input first")
     batch, heads = cache.weights.shape[:2]
-    sample = check_count(sample, "sample", minimum=0, maximum=batch - 1, hint="batch index")
-    head = check_count(head, "head", minimum=0, maximum=heads - 1, hint="head index")
+    for name, index, count in (("sample", sample, batch), ("head", head, heads)):
+        if index >= count:
+            raise ValueError(f"{name} must be below {count} (the layer's cache), got {index}")
     weights = cache.weights[sample, head]
     values = cache.v[sample, head]
     return {
@@ -315,6 +324,7 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     }
 
 
+@constrained(sample=_INDEX, head=_INDEX)
 def attention_diagram(fig, attention, *, sample: int = 0, head: int = 0) -> dict:
     """Draw one head of scaled dot-product attention as two matrix equations.
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._precision import warn_if_unresolvable
 from sinpe._validation import (
     BASE,
     D_MODEL,
@@ -27,7 +28,6 @@ from sinpe._validation import (
     Options,
     check_entries,
     constrained,
-    warn_if_unresolvable,
 )
 from sinpe.core import positional_encoding
 

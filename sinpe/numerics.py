@@ -109,7 +109,7 @@ FREQUENCY_RECIPES = ("rounded", "exp", "pow")
 _RECIPE = Options(*FREQUENCY_RECIPES)
 
 
-@constrained(d_model=D_MODEL, base=BASE, recipe=_RECIPE)
+@constrained(d_model=D_MODEL, base=BASE, recipe=_RECIPE, precision=Options(*COMPUTE_DTYPES[1:]))
 def low_precision_frequencies(
     d_model: int, precision: str, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -141,8 +141,6 @@ def low_precision_frequencies(
     >>> numerics.low_precision_frequencies(4, "bfloat16", base=100.0).tolist()
     [1.0, 0.10009765625]
     """
-    if precision not in COMPUTE_DTYPES[1:]:
-        raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
     exact = frequencies(d_model, base=base)  # validates d_model and base
     compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
     store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
@@ -188,7 +186,13 @@ def low_precision_bound(
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
 
 
-@constrained(positions=POSITIONS, recipe=_RECIPE, d_model=D_MODEL, base=BASE)
+@constrained(
+    positions=POSITIONS,
+    recipe=_RECIPE,
+    d_model=D_MODEL,
+    base=BASE,
+    precision=Options(*COMPUTE_DTYPES),
+)
 def computed_in(
     positions: npt.ArrayLike,
     d_model: int,
@@ -218,8 +222,6 @@ def computed_in(
     >>> bool(np.abs(half - sinpe.positional_encoding(2049, 8)).max() > 0.1)
     True
     """
-    if precision not in COMPUTE_DTYPES:
-        raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
     where = positions  # and recipe, checked even where unused
     if precision == "float64":
         return positional_encoding(where, d_model, base=base)

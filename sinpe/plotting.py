@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from sinpe._validation import FLAG, Integer, constrained
+
 try:
     import matplotlib as mpl
     import matplotlib.pyplot as plt
@@ -449,6 +451,9 @@ input[type=range].anim-slider { max-width: 100%; }
 </style>"""
 
 
+@constrained(
+    width=Integer(hint="such as 700"), colors=Integer(2, 256, hint="such as 64"), autoplay=FLAG
+)
 def animation_html(
     animation, *, name: str, alt: str, width: int = 700, colors: int = 64, autoplay: bool = True
 ) -> str:
@@ -484,17 +489,10 @@ def animation_html(
     >>> "_anim_imgdemo" in html, 'alt="a line tilting up"' in html, "font-awesome" in html
     (True, True, False)
     """
-    from sinpe._validation import check_count, check_flag
-
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be a short identifier such as 'clock', got {name!r}")
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("alt must describe what the animation shows, got an empty text")
-    width = check_count(width, "width")
-    colors = check_count(colors, "colors")
-    if not 2 <= colors <= 256:
-        raise ValueError(f"colors must be between 2 and 256, got {colors}")
-    autoplay = check_flag(autoplay, "autoplay")
     from PIL import Image
 
     html = animation.to_jshtml(default_mode="loop")
