@@ -61,7 +61,7 @@ SUBMODULES = tuple(
 )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in SUBMODULES:
         return importlib.import_module(f"sinpe.{name}")
     if name in _moved.MOVED:

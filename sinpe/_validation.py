@@ -212,8 +212,8 @@ class Integer(Constraint[int]):
     def accepted(self) -> list[tuple[str, object]]:
         low, high = self.low, self.high if self.high is not None else self.low + 3
         found = self._first("typical", [4, *range(low, low + 3)])
-        found += self._first("low", list(range(low, min(low + 3, high + 1))))
-        found += [("NumPy", np.int64(found[-1][1]))] if found else []
+        lowest = [v for v in range(low, min(low + 3, high + 1)) if self._passes(v)][:1]
+        found += [("low", lowest[0]), ("NumPy", np.int64(lowest[0]))] if lowest else []
         found += (
             self._first("high", list(range(high, high - 3, -1))) if self.high is not None else []
         )
@@ -314,11 +314,11 @@ class Real(Constraint[float]):
     def accepted(self) -> list[tuple[str, object]]:
         low, high = self.low, self.high
         ends = [low, np.nextafter(low, math.inf)] if low is not None else []
-        found = self._first("typical", [1.0, 2.0, 10.0, 0.5, *ends])
+        usual = [v for v in [1.0, 2.0, 10.0, 0.5, *ends] if self._passes(v)][:1]
+        found = [("typical", usual[0]), ("NumPy float64", np.float64(usual[0]))] if usual else []
         found += self._first("low", [float(v) for v in ends])
         if high is not None:
             found += self._first("high", [high, float(np.nextafter(high, -math.inf))])
-        found += [("NumPy float64", np.float64(found[0][1]))] if found else []
         return found + [("condition", v) for c in self.conditions for v in c.accepted]
 
 

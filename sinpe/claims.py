@@ -150,7 +150,9 @@ class Verdict:
     def __str__(self) -> str:
         return f"{self.claim}: {self.verdict} — {self.reason} [{self.strength}]"
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, object]:
+    def _repr_mimebundle_(
+        self, include: object = None, exclude: object = None
+    ) -> dict[str, object]:
         # A vendor "+json" type: notebooks store it as JSON, and glue's key prefix
         # keeps it valid under the nbformat schema (plain application/json does not).
         return {

@@ -419,7 +419,6 @@ def encode(
             f"convention has no such parameter: leave it out, or use "
             f"convention='tensor2tensor'"
         )
-    smallest = min_timescale
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
     width = Width.paired(d_model) if rule.odd_width == "raise" else d_model
@@ -427,13 +426,13 @@ def encode(
         raise ValueError(
             f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
         )
-    constant, out_dtype, where = base, dtype, positions
+    constant, out_dtype, where = base, np.dtype(dtype), np.asarray(positions)
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
         sin_freq = _rational_powers(constant, sin_count, -2, width)
-    elif min_timescale is not None and smallest != 1.0:
+    elif min_timescale is not None and min_timescale != 1.0:
         sin_count = cos_count = width // 2
-        sin_freq = _t2t_frequencies(sin_count, constant, smallest)
+        sin_freq = _t2t_frequencies(sin_count, constant, min_timescale)
     else:
         sin_count = cos_count = width // 2
         sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)

@@ -250,7 +250,7 @@ def positional_encoding(
     >>> sinpe.positional_encoding(0, 4, layout="concat")
     array([0., 0., 1., 1.])
     """
-    angular = frequencies(d_model, base=base)
+    positions, angular = np.asarray(positions), frequencies(d_model, base=base)
     with np.errstate(over="ignore"):
         phases = positions[..., np.newaxis] * angular  # (..., d/2)
     check_phases(phases)
@@ -263,7 +263,7 @@ def positional_encoding(
     else:
         table[..., : angular.size] = sines
         table[..., angular.size :] = cosines
-    warn_if_unresolvable(positions, dtype)
+    warn_if_unresolvable(positions, np.dtype(dtype))
     return table.astype(dtype, copy=False)
 
 
@@ -535,7 +535,7 @@ def table(
             f"float64 cannot hold exactly; shift the positions (PE(p + k) is a rotation "
             f"of PE(p))"
         )
-    chosen_layout, out_dtype = layout, dtype
+    chosen_layout, out_dtype = layout, np.dtype(dtype)
     check_entries((length, d_model), what="the table")
     angular = frequencies(d_model, base=base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK

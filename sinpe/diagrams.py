@@ -9,10 +9,17 @@ Used in: chapters 1, 2 and 4.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from sinpe._validation import BASE, D_MODEL, Integer, Real, check_instance, constrained
 from sinpe.plotting import COLORS, MIN_FONT_SIZE, SEQUENTIAL, unit_circle
+
+if TYPE_CHECKING:
+    from sinpe.lab import nn
 
 __all__ = [
     "arrow",
@@ -37,7 +44,7 @@ _INDEX = Integer(0, hint="such as 0")
     base=BASE,
 )
 def shift_rotation(
-    ax,
+    ax: Axes,
     position: float,
     shift: float,
     d_model: int,
@@ -109,11 +116,11 @@ def shift_rotation(
 
 
 def box(
-    ax,
+    ax: Axes,
     centre: tuple[float, float],
     text: str,
     *,
-    fill="white",
+    fill: str = "white",
     width: float = 8.0,
     height: float = 0.62,
 ) -> None:
@@ -135,7 +142,7 @@ def box(
     ax.text(*centre, text, ha="center", va="center", fontsize=MIN_FONT_SIZE)
 
 
-def arrow(ax, tail: tuple[float, float], head: tuple[float, float]) -> None:
+def arrow(ax: Axes, tail: tuple[float, float], head: tuple[float, float]) -> None:
     """An arrow of a block diagram, from ``tail`` to ``head`` (data units)."""
     ax.annotate(
         "",
@@ -145,7 +152,7 @@ def arrow(ax, tail: tuple[float, float], head: tuple[float, float]) -> None:
     )
 
 
-def encoder_layer_steps(layer) -> list[str]:
+def encoder_layer_steps(layer: nn.EncoderLayer) -> list[str]:
     """The steps of an :class:`sinpe.lab.nn.EncoderLayer`, input to output, one label each.
 
     Post-LN (the paper): attention, add & norm, feed-forward, add & norm. Pre-LN: norm,
@@ -169,13 +176,13 @@ def encoder_layer_steps(layer) -> list[str]:
     feed = f"feed-forward {d_model} → {d_ff} → {d_model}, {layer.activation.upper()}"
     feed = feed.replace("RELU", "ReLU")
     if layer.norm_first:
-        add = ["add"] if layer.residual else []
-        return ["norm", attention, *add, "norm", feed, *add]
+        adds = ["add"] if layer.residual else []
+        return ["norm", attention, *adds, "norm", feed, *adds]
     add = "add & " if layer.residual else ""
     return [attention, f"{add}norm", feed, f"{add}norm"]
 
 
-def encoder_layer(ax, layer) -> list[str]:
+def encoder_layer(ax: Axes, layer: nn.EncoderLayer) -> list[str]:
     """Draw the input of a Transformer and one encoder ``layer`` as a block diagram.
 
     From the bottom up: token ids, the embedding, the sum with the positional encoding
@@ -258,7 +265,7 @@ def encoder_layer(ax, layer) -> list[str]:
     return labels
 
 
-def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
+def _matrix(ax: Axes, values: np.ndarray, title: str, digits: int) -> None:
     """One small matrix as coloured cells with its numbers, no ticks."""
     image = ax.imshow(values, cmap=SEQUENTIAL, interpolation="nearest")
     low, high = float(values.min()), float(values.max())
@@ -283,7 +290,9 @@ def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
 
 
 @constrained(sample=_INDEX, head=_INDEX)
-def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, np.ndarray]:
+def attention_steps(
+    attention: nn.MultiHeadAttention, *, sample: int = 0, head: int = 0
+) -> dict[str, np.ndarray]:
     """What one head of ``attention`` computed in its last forward pass, step by step.
 
     ``sample`` and ``head`` pick the sequence and the head. Returns the layer's cached
@@ -325,7 +334,9 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
 
 
 @constrained(sample=_INDEX, head=_INDEX)
-def attention_diagram(fig, attention, *, sample: int = 0, head: int = 0) -> dict:
+def attention_diagram(
+    fig: Figure, attention: nn.MultiHeadAttention, *, sample: int = 0, head: int = 0
+) -> dict[str, Axes]:
     """Draw one head of scaled dot-product attention as two matrix equations.
 
     Top row: ``Q`` times ``K^T`` gives the scores ``S`` (divided by the square root of

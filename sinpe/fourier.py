@@ -86,7 +86,7 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     >>> integer_features(np.pi / 2, 2).round(12).tolist()
     [1.0, 0.0, 0.0, -1.0]
     """
-    k, angles = n_frequencies, x
+    k, angles = n_frequencies, np.asarray(x)
     check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)
     phases = angles[..., np.newaxis] * multiples  # (..., k)
@@ -325,8 +325,8 @@ def hopper_image(size: int = 96) -> np.ndarray:
     from matplotlib.image import imread
 
     side = size
-    with cbook.get_sample_data("grace_hopper.jpg") as file:
-        photo = imread(file).astype(float) / 255
+    with cbook.get_sample_data("grace_hopper.jpg") as file:  # type: ignore[union-attr]  # a file
+        photo = imread(file).astype(float) / 255  # type: ignore[arg-type]  # a JPEG file
     square = photo[60:540, 16:496]  # the central 480 x 480 crop
     block = 480 // side
     return square.reshape(side, block, side, block, 3).mean(axis=(1, 3))

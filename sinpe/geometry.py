@@ -57,7 +57,7 @@ def dot_product_by_offset(
     [4.0, 3.5352559716, 3.5352559716]
     """
     with np.errstate(over="ignore"):
-        phases = offsets[..., np.newaxis] * frequencies(d_model, base=base)
+        phases = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base)
     check_phases(phases)
     return np.cos(phases).sum(axis=-1)
 
@@ -79,7 +79,7 @@ def distance_by_offset(
     0.9588510772
     """
     with np.errstate(over="ignore"):
-        half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0
+        half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2
     check_phases(half_angles)
     return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))
 

@@ -110,7 +110,7 @@ def sincos_2d(
             f"d_model must be a multiple of 4, got {total}: each half is made of "
             f"(sin, cos) pairs; pass e.g. {max(4, total - total % 4)} or {total - total % 4 + 4}"
         )
-    order, with_cls, out_dtype = first_half, cls_token, dtype
+    order, with_cls, out_dtype = first_half, cls_token, np.dtype(dtype)
     check_entries((rows * cols + with_cls, total), what="the embedding")
     half = total // 2
     # Each half is the 1-D table of one coordinate in the concat layout (all sines, then

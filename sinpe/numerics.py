@@ -222,7 +222,7 @@ def computed_in(
     >>> bool(np.abs(half - sinpe.positional_encoding(2049, 8)).max() > 0.1)
     True
     """
-    where = positions  # and recipe, checked even where unused
+    where = np.asarray(positions)  # and recipe, checked even where unused
     if precision == "float64":
         return positional_encoding(where, d_model, base=base)
     angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)
@@ -281,7 +281,7 @@ def reference_encoding(
             "sinpe.numerics.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
         ) from None
 
-    where, width = positions, d_model
+    where, width = np.asarray(positions), d_model
     out = np.empty((*where.shape, width))
     flat, result = where.reshape(-1), out.reshape(-1, width)
     with mpmath.workdps(digits):
@@ -297,7 +297,9 @@ def reference_encoding(
 
 
 @constrained(dtype=DTYPE)
-def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
+def ulp_error(
+    approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype: npt.DTypeLike = np.float64
+) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 
     The unit is ``numpy.spacing(|exact|)`` in ``dtype`` (float64, float32 or

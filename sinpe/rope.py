@@ -408,7 +408,7 @@ def apply_rope(
     width = head_width if rotary_dim is None else rotary_dim
     if width > head_width:
         raise ValueError(f"rotary_dim must be at most the head width {head_width}, got {width}")
-    where = _rope_positions(positions, vectors.shape)
+    where = _rope_positions(np.asarray(positions), vectors.shape)
     if frequencies is None:
         theta = _ladder(width, base=base)
     else:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sinpe._validation import FLAG, Integer, Width, constrained
 from sinpe.rope import _LAYOUT
@@ -80,7 +81,11 @@ omega = sp.Symbol("omega", positive=True)
 # one line.
 _SHORT = 64
 
-Encoding = Callable[[sp.Expr, int, sp.Expr], sp.Matrix]
+
+class Encoding(Protocol):
+    """An encoding as the ``verify_*`` functions call it: ``encoding(p, d_model, base=C)``."""
+
+    def __call__(self, position: sp.Expr, d_model: int, *, base: sp.Expr = ...) -> sp.Matrix: ...
 
 
 class IdentityError(AssertionError):
@@ -323,7 +328,9 @@ def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base)
     return sp.Matrix(entries)
 
 
-def _cosine_at_double_frequency(position, d_model, *, base=base):
+def _cosine_at_double_frequency(
+    position: sp.Expr, d_model: int, *, base: sp.Expr = base
+) -> sp.Matrix:
     """A wrong encoding: the cosine of each pair turns twice as fast as its sine."""
     width = d_model  # checked by the verify_* function that calls it
     entries = []
@@ -333,13 +340,13 @@ def _cosine_at_double_frequency(position, d_model, *, base=base):
     return sp.Matrix(entries)
 
 
-def _swapped_layout(position, d_model, *, base=base):
+def _swapped_layout(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A wrong encoding: (cos, sin) pairs where the paper has (sin, cos)."""
     paper = sinusoidal_encoding(position, d_model, base=base)
     return sp.Matrix([paper[j ^ 1] for j in range(d_model)])
 
 
-def _integer_division(position, d_model, *, base=base):
+def _integer_division(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A bug seen in the wild: ``2 * i // d_model`` makes every exponent 0."""
     width = d_model  # checked by the verify_* function that calls it
     entries = []
@@ -506,7 +513,9 @@ def derive_shift_map(
     return derived
 
 
-def _pair_block(encoding: Encoding, index: int, d_model: int, base: sp.Expr):
+def _pair_block(
+    encoding: Encoding, index: int, d_model: int, base: sp.Expr
+) -> Callable[[sp.Expr], sp.Matrix]:
     return lambda position: encoding(position, d_model, base=base)[2 * index : 2 * index + 2, 0]
 
 
@@ -532,7 +541,7 @@ def verify_pair_rotation(encoding: Encoding = sinusoidal_encoding) -> VerifiedId
     [-sin(k*omega), cos(k*omega)]])
     """
 
-    def block(position):
+    def block(position: sp.Expr) -> sp.Matrix:
         return encoding(omega * position, 2, base=base)[0:2, 0]
 
     derived = derive_shift_map(block)
@@ -591,7 +600,7 @@ def verify_shift_group(
     if not _matrix_is_zero(whole):
         raise IdentityError("PE(p + k) != M_k PE(p) for the whole vector")
 
-    def m(k):
+    def m(k: sp.Expr) -> sp.Matrix:
         return derived.xreplace({shift: k})
 
     checks = {
@@ -820,7 +829,9 @@ def _vector(name: str, width: int) -> sp.Matrix:
 
 
 @constrained(d_model=_WIDTH)
-def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
+def verify_rope_relative(
+    rope_fn: Callable[..., sp.Matrix] = rope, d_model: int = 4
+) -> VerifiedIdentity:
     """Theorem: ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n`` only.
 
     Checked as translation invariance: ``(d/dm + d/dn)`` of the dot product simplifies
@@ -855,7 +866,9 @@ def verify_rope_relative(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
 
 
 @constrained(d_model=_WIDTH)
-def verify_rope_norm(rope_fn=rope, d_model: int = 4) -> VerifiedIdentity:
+def verify_rope_norm(
+    rope_fn: Callable[..., sp.Matrix] = rope, d_model: int = 4
+) -> VerifiedIdentity:
     """Theorem: ``|RoPE(q, m)| = |q|`` (RoPE is a rotation).
 
     As :func:`verify_rope_relative`; named ``"rope norm"``, ``objects`` empty.
