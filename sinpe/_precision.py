@@ -1,8 +1,4 @@
-"""Precision warnings: when a dtype, or float64 itself, cannot give what was asked.
-
-:class:`PrecisionWarning` (public as ``sinpe.PrecisionWarning``) points at the user's
-own line, however many of the package's frames lie between (:func:`_outside_the_package`).
-"""
+"""Precision warnings (``sinpe.PrecisionWarning``): a dtype, or float64, cannot hold the result."""
 
 from __future__ import annotations
 

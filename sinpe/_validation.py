@@ -91,14 +91,11 @@ class Condition:
 class Constraint(Generic[T]):
     """A rule one argument must obey, declared as data.
 
-    Calling it, ``rule(value, name)``, returns the value converted (an ``int``, a
-    ``float``, ...) or raises ``TypeError`` (not :attr:`kind`) / ``ValueError`` (outside
-    :meth:`bounds`, or failing a :class:`Condition`) with a message that names ``name``
-    (by default the rule's :attr:`name`) and ends with the ``hint``. A kind of rule says
-    what it accepts (:meth:`is_kind`, :meth:`convert`, :meth:`inside`, :meth:`bounds`);
-    the messages are worded here, once. :meth:`refused` and :meth:`accepted` list the
-    values on either side of the rule (its typical value first), from which the tests
-    derive the calls of every function that declares it.
+    ``rule(value, name)`` returns the value converted or raises ``TypeError`` (not
+    :attr:`kind`) / ``ValueError`` (outside :meth:`bounds`, or failing a :class:`Condition`)
+    naming ``name`` (by default :attr:`name`) and ending with the ``hint``: a kind of rule
+    says what it accepts, the messages are worded here, once. :meth:`refused` and
+    :meth:`accepted` (the typical value first) are values on either side, for the tests.
     """
 
     #: The argument's usual name, when the caller gives none.
@@ -244,9 +241,8 @@ class Width(Integer):
 
     @staticmethod
     def paired(value: int, name: str = "d_model") -> int:
-        """``value`` (a width already checked) after checking it is even: where the
-        rule of an argument allows odd widths but a choice made elsewhere (a sinusoidal
-        encoding) fills (sin, cos) pairs."""
+        """``value`` (a checked width) after checking it is even, where another argument
+        (a sinusoidal encoding) needs (sin, cos) pairs."""
         _PAIRS.check(value, name)
         return value
 
@@ -458,13 +454,8 @@ class DType(Constraint[np.dtype[Any]]):
         return "float16, float32 or float64"
 
     def refused(self) -> list[tuple[str, object]]:
-        return [
-            ("int32", np.int32),
-            ("complex", np.complex128),
-            ("longdouble", np.longdouble),
-            ("number", 3.5),
-            ("bool", bool),
-        ]
+        found = [("int32", np.int32), ("complex", np.complex128), ("bool", bool)]
+        return [*found, ("longdouble", np.longdouble), ("number", 3.5)]
 
     def accepted(self) -> list[tuple[str, object]]:
         found = [(str(dtype), dtype.type) for dtype in SUPPORTED_DTYPES[::-1]]
@@ -500,25 +491,15 @@ class RealArray(Constraint[np.ndarray]):
         return check_finite_entries(array.astype(np.float64), name=name)
 
     def refused(self) -> list[tuple[str, object]]:
-        return [
-            ("bool array", np.array([True, False])),
-            ("string", "1"),
-            ("None", None),
-            ("complex", np.array([1j, 2.0])),
-            ("nan", np.array([0.0, np.nan])),
-            ("inf", np.array([-np.inf, 0.0])),
-            ("beyond 2**53", np.array([0, 2**53 + 1])),
-            ("below -2**53", np.array([-(2**53) - 1, 0])),
-        ]
+        wrong = [("bool array", np.array([True, False])), ("string", "1"), ("None", None)]
+        wrong += [("complex", np.array([1j, 2.0])), ("nan", np.array([0.0, np.nan]))]
+        wrong += [("inf", np.array([-np.inf, 0.0])), ("beyond 2**53", np.array([0, 2**53 + 1]))]
+        return [*wrong, ("below -2**53", np.array([-(2**53) - 1, 0]))]
 
     def accepted(self) -> list[tuple[str, object]]:
-        return [
-            ("typical", np.arange(4)),
-            ("2**53", np.array([0, 2**53])),
-            ("-2**53", np.array([-(2**53), 3])),
-            ("float16", np.array([0.0, 1.5], dtype=np.float16)),
-            ("list", [1, 2.5]),
-        ]
+        right = [("typical", np.arange(4)), ("2**53", np.array([0, 2**53]))]
+        right += [("-2**53", np.array([-(2**53), 3])), ("list", [1, 2.5])]
+        return [*right, ("float16", np.array([0.0, 1.5], dtype=np.float16))]
 
 
 class Optional(Constraint[T | None]):

@@ -33,15 +33,11 @@ __all__ = [
 
 
 #: An index into the pairs, the batch or the heads (below the count, checked in the body).
-_INDEX = Integer(0, hint="such as 0")
+_INDEX, _SHIFT = Integer(0, hint="such as 0"), Real(hint="such as 2.0")
 
 
 @constrained(
-    position=Real(hint="a position such as 3.0"),
-    shift=Real(hint="a shift such as 2.0"),
-    d_model=D_MODEL,
-    pair=_INDEX,
-    base=BASE,
+    position=Real(hint="such as 3.0"), shift=_SHIFT, d_model=D_MODEL, pair=_INDEX, base=BASE
 )
 def shift_rotation(
     ax: Axes,
