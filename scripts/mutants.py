@@ -845,8 +845,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base)",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base)",
         "distance_by_offset: half angle not halved",
     ),
     M(
@@ -869,8 +869,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model) / 2.0",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model) / 2",
         "distance_by_offset: base ignored",
     ),
     M(
@@ -1450,8 +1450,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        '"axes.prop_cycle": mpl.cycler(color=COLORS),',
-        '"axes.prop_cycle": mpl.cycler(color=COLORS[:-1]),',
+        '"axes.prop_cycle": cycler(color=COLORS),',
+        '"axes.prop_cycle": cycler(color=COLORS[:-1]),',
         "style: colour cycle without black",
     ),
     M(

@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from sinpe._validation import BASE, D_MODEL, Integer, Real, check_instance, constrained
 from sinpe.plotting import COLORS, MIN_FONT_SIZE, SEQUENTIAL, unit_circle
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
     from sinpe.lab import nn
 
 __all__ = [
