@@ -114,20 +114,23 @@ class Constraint(Generic[T]):
 
     def __call__(self, value: object, name: str = "") -> T:
         name = name or self.name
-        advice = self.advice.format(hint=self.hint) if self.hint else ""
         if not self.is_kind(value):
             raise TypeError(
-                f"{name} must be {self.kind}, got {value!r} of type {type(value).__name__}{advice}"
+                f"{name} must be {self.kind}, got {value!r} of type {type(value).__name__}"
+                f"{self._advice()}"
             )
         converted = self.convert(value)
         if not self.inside(converted):
             raise self.outside(
                 f"{name} must be {self.bounds()}, got {converted!r}{self.explain(converted)}"
-                f"{advice}"
+                f"{self._advice()}"
             )
         for condition in self.conditions:
             condition.check(converted, name)
         return converted
+
+    def _advice(self) -> str:
+        return self.advice.format(hint=self.hint) if self.hint else ""
 
     def is_kind(self, value: object) -> bool:
         return True
@@ -497,7 +500,10 @@ class RealArray(Constraint[np.ndarray]):
         return [*wrong, ("below -2**53", np.array([-(2**53) - 1, 0]))]
 
     def accepted(self) -> list[tuple[str, object]]:
-        right = [("typical", np.arange(4)), ("2**53", np.array([0, 2**53]))]
+        right: list[tuple[str, object]] = [
+            ("typical", np.arange(4)),
+            ("2**53", np.array([0, 2**53])),
+        ]
         right += [("-2**53", np.array([-(2**53), 3])), ("list", [1, 2.5])]
         return [*right, ("float16", np.array([0.0, 1.5], dtype=np.float16))]
 
@@ -537,6 +543,11 @@ def constrained(**rules: Constraint[Any]) -> Callable[[Callable[P, R]], Callable
         }
         if missing := sorted(set(rules) - plain):
             raise TypeError(f"{function.__qualname__} has no arguments {missing}")
+        # Every argument can be passed by name: no positional-only or variadic parameter.
+        by_name = all(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            for p in signature.parameters.values()
+        )
         given = {name: signature.parameters[name].default for name in rules}
         ready = {
             name: rules[name](value, name)
@@ -553,6 +564,8 @@ def constrained(**rules: Constraint[Any]) -> Callable[[Callable[P, R]], Callable
             arguments = bound.arguments
             for name, rule in rules.items():
                 arguments[name] = rule(arguments[name], name) if name in arguments else ready[name]
+            if by_name:  # as bound.args and bound.kwargs would pass them, but faster
+                return function(**arguments)  # type: ignore[call-arg]  # the bound ones
             return function(*bound.args, **bound.kwargs)
 
         vars(checked)["constraints"] = types.MappingProxyType(rules)  # read by the tests

@@ -81,6 +81,14 @@ def test_arguments_are_bound_as_python_binds_them():
     with pytest.raises(ValueError, match="width must be even"):
         made_up(1, 5)
 
+    @constrained(width=D_MODEL)  # a positional-only argument: passed by position
+    def positional(count: int, /, width: int = 4, *rest: int) -> tuple[int, ...]:
+        return count, width, *rest
+
+    assert positional(1) == (1, 4) and positional(1, 6, 7) == (1, 6, 7)
+    with pytest.raises(ValueError, match="width must be even"):
+        positional(1, 5)
+
 
 def test_the_checker_reports_a_misspelled_keyword_and_a_wrong_return_type(tmp_path):
     report = mypy(
