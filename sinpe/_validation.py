@@ -1,20 +1,13 @@
 """Input checks shared by the public functions: one system of rules, declared as data.
 
-A public function declares the rule each argument obeys with :func:`constrained`
-(``@constrained(d_model=D_MODEL, length=Integer(0))``); the rule checks and converts
-the argument before the body runs, and the tests derive their hostile calls from the
-same rule objects (``function.constraints``). A rule is data: bounds, a ``hint`` of
-what to pass, extra :class:`Condition` s ("be even", "not be 1"); its base class words
-every message from them, a ``TypeError`` for the wrong kind of thing and a
-``ValueError`` for the right kind with the wrong value, naming the argument.
-
-Where a rule is a domain, it is the one that keeps the formulas inside float64: a
-``base`` of at least 2**-1022 (:data:`MIN_BASE`) keeps every frequency ``base **
-(-2i/d)`` finite and nonzero. Positions are data, not a domain (float positions up to
-1e308 are accepted; :mod:`sinpe._precision` warns past 2**53), so the phase ``p * w``
-of a base below 1 can still overflow: that stays checked where it is computed
-(:func:`check_phases`). A range that depends on another argument (a pair index below
-``d_model / 2``) is narrowed in the body, after the rule.
+A function declares each argument's rule with :func:`constrained`; the rule checks and
+converts it before the body runs, and the tests derive their calls from the same rule
+objects. A rule is data (bounds, a ``hint``, :class:`Condition` s such as "be even"); its
+base class words every message: ``TypeError`` for the wrong kind, ``ValueError`` for a
+wrong value, naming the argument. A domain keeps the formulas in float64 (a ``base`` of
+at least 2**-1022, :data:`MIN_BASE`); the phase ``p * w`` of a base below 1 can still
+overflow, checked where it is computed (:func:`check_phases`). A range that depends on
+another argument (a pair index below ``d_model / 2``) is narrowed in the body.
 """
 
 from __future__ import annotations
