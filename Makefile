@@ -44,7 +44,7 @@ book: $(STAMP)
 # The stages of `make test`, in order, each with its budget in seconds on a 2-core
 # machine with the venv and the Debian packages in place (CONTRIBUTING.md). The run ends
 # with a table of the seconds each took, so a slow stage is seen the day it appears.
-STAGES := lint:10 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-strict:45 browser:120 \
+STAGES := lint:30 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-strict:45 browser:120 \
 	pdf-check:10 new-chapter:180:reuse
 
 test: $(STAMP)
@@ -72,9 +72,11 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
+# ruff, then mypy on sinpe/ (pyproject.toml: [tool.mypy]); mypy's cache goes to _build.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy --cache-dir _build/mypy
 
 # One pytest worker per core (pytest-xdist, at most 4), a test file to a worker, so a
 # module's fixtures (a built wheel, an executed probe notebook) are made once.

@@ -224,45 +224,45 @@ MUTANTS: list[Mutant] = [
         "def wavelengths(",
         "wavelengths: d_model and base checked (by frequencies) but not declared",
     ),
-    # --- _validation.py ----------------------------------------------------------
+    # --- _validation.py and _precision.py ----------------------------------------
     M(
         "_validation.py",
-        "return self.paired(value, name) if even else value",
-        "return value",
+        '_PAIRS = Condition("be even", lambda v: v % 2 == 0,',
+        '_PAIRS = Condition("be even", lambda v: True,',
         "Width: odd widths accepted",
     ),
     M(
         "_validation.py",
-        "if value < MIN_BASE:",
-        "if False:",
+        'MIN_BASE, None, closed="left"',
+        '0.0, None, closed="neither"',
         "Base: a subnormal base accepted (its frequencies overflow)",
     ),
     M(
         "_validation.py",
-        "if value == 1.0:",
-        "if False:",
+        "    lambda v: v != 1.0,",
+        "    lambda v: True,",
         "Base: base 1 accepted",
     ),
     M(
         "_validation.py",
-        "if not np.isfinite(value) or value <= 0:",
-        "if not np.isfinite(value) or value < 0:",
+        'MIN_BASE, None, closed="left"',
+        '0.0, None, closed="both"',
         "Base: base 0 accepted (< vs <=)",
     ),
     M(
-        "_validation.py",
+        "_precision.py",
         "if largest > limit:",
         "if largest >= limit:",
         "warn_if_unresolvable: warns at exactly 2 / eps (> vs >=)",
     ),
     M(
-        "_validation.py",
+        "_precision.py",
         "limit = 2.0 / float(np.finfo(dtype).eps)",
         "limit = 4.0 / float(np.finfo(dtype).eps)",
         "warn_if_unresolvable: limit doubled",
     ),
     M(
-        "_validation.py",
+        "_precision.py",
         "bound = float(np.finfo(np.float64).eps) * (1.0 + (2.0 + abs(np.log(base))) * largest)",
         "bound = float(np.finfo(np.float64).eps) * (1.0 + (2.0 + np.log(base)) * largest)",
         "warn_if_imprecise: |ln base| without abs (bases below 1)",
@@ -324,9 +324,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "if not math.isfinite(value) or value < 1:",
-        "if not math.isfinite(value) or value <= 1:",
-        "_Factor: factor 1 rejected (< vs <=)",
+        "_FACTOR = Real(1.0, hint=",
+        '_FACTOR = Real(1.0, closed="right", hint=',
+        "factor: factor 1 rejected (closed vs open)",
     ),
     M(
         "rope.py",
@@ -359,10 +359,10 @@ MUTANTS: list[Mutant] = [
         "apply_rope: odd width accepted with custom frequencies",
     ),
     M(
-        "rope.py",
-        "return check_choice(layout, name, ROPE_LAYOUTS)",
-        "return str(layout)",
-        "_check_rope_layout: unknown layouts accepted (read as concat)",
+        "_validation.py",
+        "        return value in self.choices",
+        "        return True",
+        "Options: unknown choices accepted (RoPE layouts read as concat)",
     ),
     M(
         "rope.py",
@@ -390,20 +390,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
-        "if not (0 <= alpha < beta) or not math.isfinite(beta):",
-        "if not (0 <= alpha <= beta) or not math.isfinite(beta):",
+        "if not alpha < beta:",
+        "if not alpha <= beta:",
         "scaled_frequencies: YaRN alpha == beta accepted (< vs <=)",
     ),
     M(
         "rope.py",
-        'original_length = check_count(original_length, "original_length", hint="such as 4096")',
-        'original_length = check_count(original_length, "original_length", minimum=0, hint="such as 4096")',
+        'original_length=Integer(hint="such as 4096")',
+        'original_length=Integer(0, hint="such as 4096")',
         "scaled_frequencies: YaRN original_length 0 accepted",
     ),
     M(
         "rope.py",
-        "if method not in SCALING_METHODS:",
-        "if method is None:",
+        "method=Options(*SCALING_METHODS),",
+        'method=Options(*SCALING_METHODS, "unknown"),',
         "scaled_frequencies: unknown method falls through to YaRN",
     ),
     M(
@@ -790,8 +790,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "fourier.py",
-        "if count > 1000:",
-        "if count > 1100:",
+        "n_frequencies=Integer(1, 1000,",
+        "n_frequencies=Integer(1, 1100,",
         "nerf_encoding: frequency limit raised past float64",
     ),
     M(
@@ -845,8 +845,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base)",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base)",
         "distance_by_offset: half angle not halved",
     ),
     M(
@@ -869,8 +869,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0",
-        "half_angles = offsets[..., np.newaxis] * frequencies(d_model) / 2.0",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2",
+        "half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model) / 2",
         "distance_by_offset: base ignored",
     ),
     M(
@@ -887,9 +887,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "geometry.py",
-        'context=Integer(2, hint="such as 512"), d_model',
-        'context=Integer(1, hint="such as 512"), d_model',
-        "nearest_distinct_position: context 1 accepted",
+        '_CONTEXT = Integer(2, hint="such as 512")',
+        '_CONTEXT = Integer(1, hint="such as 512")',
+        "nearest_distinct_position: context 1 accepted (so is aliasing's)",
     ),
     M(
         "geometry.py",
@@ -1171,9 +1171,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "symbolic.py",
-        "if d_model > MAX_SYMBOLIC_SIZE:",
-        "if d_model >= MAX_SYMBOLIC_SIZE:",
-        "_check_width: the largest width rejected (> vs >=)",
+        "_WIDTH = _SymbolicWidth(high=MAX_SYMBOLIC_SIZE,",
+        "_WIDTH = _SymbolicWidth(high=MAX_SYMBOLIC_SIZE - 2,",
+        "symbolic width: the largest width rejected",
     ),
     # --- experiments.py / checks.py ------------------------------------------------
     M(
@@ -1286,16 +1286,16 @@ MUTANTS: list[Mutant] = [
         "judge: a nuance reported as holds",
     ),
     M(
-        "claims.py",
-        "if not isinstance(value, bool | np.bool_):",
-        "if not isinstance(value, bool | np.bool_ | int):",
-        "judge: integers pass for test results",
+        "_validation.py",
+        "        return isinstance(value, (bool, np.bool_))\n\n    def convert(self, value: Any) -> bool:",
+        "        return isinstance(value, (bool, np.bool_, int))\n\n    def convert(self, value: Any) -> bool:",
+        "Flag: integers pass (judge's test results too)",
     ),
     M(
-        "claims.py",
-        "if not isinstance(value, bool | np.bool_):",
-        "if not isinstance(value, bool):",
-        "judge: NumPy booleans rejected",
+        "_validation.py",
+        "        return isinstance(value, (bool, np.bool_))\n\n    def convert(self, value: Any) -> bool:",
+        "        return isinstance(value, bool)\n\n    def convert(self, value: Any) -> bool:",
+        "Flag: NumPy booleans rejected (judge's test results too)",
     ),
     M(
         "claims.py",
@@ -1450,8 +1450,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
-        '"axes.prop_cycle": mpl.cycler(color=COLORS),',
-        '"axes.prop_cycle": mpl.cycler(color=COLORS[:-1]),',
+        '"axes.prop_cycle": cycler(color=COLORS),',
+        '"axes.prop_cycle": cycler(color=COLORS[:-1]),',
         "style: colour cycle without black",
     ),
     M(

@@ -24,7 +24,8 @@ import importlib
 import pkgutil
 
 from sinpe import _moved
-from sinpe._validation import LAYOUTS, PrecisionWarning
+from sinpe._precision import PrecisionWarning
+from sinpe._validation import LAYOUTS
 from sinpe.conventions import (
     CONVENTIONS,
     Convention,
@@ -60,7 +61,7 @@ SUBMODULES = tuple(
 )
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in SUBMODULES:
         return importlib.import_module(f"sinpe.{name}")
     if name in _moved.MOVED:

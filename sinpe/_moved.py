@@ -13,6 +13,7 @@ import importlib.util
 import sys
 import types
 import warnings
+from collections.abc import Callable
 
 #: Old module name under ``sinpe`` -> its new home (several: the module was split).
 MOVED: dict[str, tuple[str, ...]] = {
@@ -34,13 +35,15 @@ _EXPERIMENTS = ("token_accuracy", "attention_peak", "equivariance_gap", "extend_
 class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds ``sinpe.<old>`` and loads a module that forwards to the new one."""
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         old = fullname.removeprefix("sinpe.")
         if fullname.startswith("sinpe.") and old in MOVED:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
-    def create_module(self, spec):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None  # the default module object
 
     def exec_module(self, module: types.ModuleType) -> None:
@@ -52,18 +55,19 @@ class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             stacklevel=_caller(),
         )
         targets = [importlib.import_module(home) for home in homes]
-        names = _EXPERIMENTS if len(targets) > 1 else targets[0].__all__
+        names = _EXPERIMENTS if len(targets) > 1 else vars(targets[0])["__all__"]
         for name in names:
             module.__dict__[name] = next(
                 getattr(target, name) for target in targets if hasattr(target, name)
             )
-        module.__all__ = list(names)
+        module.__dict__["__all__"] = list(names)
 
 
 def _caller() -> int:
     """The stacklevel of the first frame outside sinpe and the import machinery (which
     ``warnings`` itself skips when it counts the levels)."""
-    frame, level = sys._getframe(2), 2
+    frame: types.FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
         internal = (
@@ -81,11 +85,11 @@ if not any(isinstance(finder, _Moved) for finder in sys.meta_path):
     sys.meta_path.append(_Moved())
 
 
-def lazy(package: str, moved: dict[str, str] | None = None):
+def lazy(package: str, moved: dict[str, str] | None = None) -> Callable[[str], object]:
     """A wing's module ``__getattr__``: ``package.<name>`` imported on first use, and the
     names of ``moved`` forwarded to their new module with a ``DeprecationWarning``."""
 
-    def __getattr__(name: str):
+    def __getattr__(name: str) -> object:
         if moved and name in moved:
             warnings.warn(
                 f"{package}.{name} moved to {moved[name]}.{name} in sinpe 0.2; "

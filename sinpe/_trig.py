@@ -286,7 +286,9 @@ def _cody_waite(a: np.ndarray, pieces: tuple[float, ...], last: float, work: lis
     return t, w, r
 
 
-def _kernels(y0: np.ndarray, y1: np.ndarray, sine: np.ndarray, cosine: np.ndarray, work) -> None:
+def _kernels(
+    y0: np.ndarray, y1: np.ndarray, sine: np.ndarray, cosine: np.ndarray, work: list[np.ndarray]
+) -> None:
     """:func:`_kernels_scalar` on arrays, into ``sine`` and ``cosine`` (five scratch arrays)."""
     z, w, u, v, h = work
     # __kernel_sin(y0, y1, 1)

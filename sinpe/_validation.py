@@ -1,35 +1,32 @@
-"""Input checks shared by the public functions.
+"""Input checks shared by the public functions: one system of rules, declared as data.
 
-Every check raises a ``TypeError`` (wrong kind of thing) or a ``ValueError``
-(right kind, wrong value) whose message names the offending value and says
-what to pass instead. Nothing here returns NaN or silently switches convention.
-
-The rules are data (:class:`Constraint` and its kinds), declared on a public
-function with :func:`constrained`; ``tests/test_constraints.py`` derives its
-boundary calls from them. Where a rule is a domain, it is the one that keeps the
-formulas inside float64: a ``base`` of at least 2**-1022 (:data:`MIN_BASE`) keeps
-every frequency ``base ** (-2i/d)`` finite and nonzero. Positions are data, not a
-domain (float positions up to 1e308 are accepted, with a warning past 2**53), so
-the phase ``p * w`` of a base below 1 can still overflow: that stays checked
-where it is computed (:func:`check_phases`).
+A function declares each argument's rule with :func:`constrained`; the rule checks and
+converts it before the body runs, and the tests derive their calls from the same rule
+objects. A rule is data (bounds, a ``hint``, :class:`Condition` s such as "be even"); its
+base class words every message: ``TypeError`` for the wrong kind, ``ValueError`` for a
+wrong value, naming the argument. A domain keeps the formulas in float64 (a ``base`` of
+at least 2**-1022, :data:`MIN_BASE`); the phase ``p * w`` of a base below 1 can still
+overflow, checked where it is computed (:func:`check_phases`). A range that depends on
+another argument (a pair index below ``d_model / 2``) is narrowed in the body.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
-import os
-import sys
 import types
-import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-#: The package's folder: warnings point at the first frame outside it.
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Layout names accepted by the functions that build or convert tables.
 LAYOUTS = ("interleaved", "concat")
@@ -52,31 +49,113 @@ MAX_D_MODEL = 2**24
 MAX_ENTRIES = 2**31
 
 
-class PrecisionWarning(UserWarning):
-    """The requested output dtype cannot faithfully hold what was asked for."""
+def _shown(bound: float) -> str:
+    """A bound as messages print it: a power of two beyond 2**16 as ``2**k``."""
+    mantissa, exponent = math.frexp(abs(bound))
+    if mantissa == 0.5 and abs(exponent - 1) > 16:
+        return f"{'-' if bound < 0 else ''}2**{exponent - 1}"
+    return f"{bound:g}" if isinstance(bound, float) else str(bound)
 
 
-class Constraint:
-    """A rule one argument must obey, declared as data.
+@dataclass(frozen=True)
+class Condition:
+    """A condition a value obeys beyond its rule's bounds, as data.
 
-    Calling it, ``rule(value, name)``, returns the value converted (an ``int``, a
-    ``float``, ...) or raises ``TypeError`` (wrong kind) / ``ValueError`` (wrong
-    value) with a message that names ``name``. :meth:`refused` and :meth:`accepted`
-    list the values on either side of the rule's boundaries, from which
-    ``tests/test_constraints.py`` derives the hostile calls of every function that
-    declares the rule with :func:`constrained`.
+    A value that fails ``holds`` is refused with "{name} must {words}, got {value}:
+    {why}" (``why`` may be a function of the value); ``refused`` and ``accepted`` are
+    values on either side, for the tests.
     """
 
-    def __call__(self, value: object, name: str) -> object:
+    words: str
+    holds: Callable[[Any], bool] = field(repr=False)
+    why: str | Callable[[Any], str] = field(repr=False)
+    refused: tuple[object, ...] = ()
+    accepted: tuple[object, ...] = ()
+
+    def check(self, value: object, name: str) -> None:
+        if not self.holds(value):
+            why = self.why(value) if callable(self.why) else self.why
+            raise ValueError(f"{name} must {self.words}, got {value!r}: {why}")
+
+
+class Constraint(Generic[T]):
+    """A rule one argument must obey, declared as data.
+
+    ``rule(value, name)`` returns the value converted or raises ``TypeError`` (not
+    :attr:`kind`) / ``ValueError`` (outside :meth:`bounds`, or failing a :class:`Condition`)
+    naming ``name`` (by default :attr:`name`) and ending with the ``hint``: a kind of rule
+    says what it accepts, the messages are worded here, once. :meth:`refused` and
+    :meth:`accepted` (the typical value first) are values on either side, for the tests.
+    """
+
+    #: The argument's usual name, when the caller gives none.
+    name: ClassVar[str] = "value"
+    #: What a value must be, for the TypeError: "an integer".
+    kind: ClassVar[str] = "a value"
+    #: How the hint is appended to a message.
+    advice: ClassVar[str] = "; pass {hint}"
+    #: The error for a value of the right kind outside the rule.
+    outside: ClassVar[type[Exception]] = ValueError
+    #: Why the bounds are where they are, when a message should say.
+    beyond: ClassVar[str] = ""
+
+    hint: str = ""
+    conditions: tuple[Condition, ...] = ()
+
+    def __call__(self, value: object, name: str = "") -> T:
+        name = name or self.name
+        if not self.is_kind(value):
+            raise TypeError(
+                f"{name} must be {self.kind}, got {value!r} of type {type(value).__name__}"
+                f"{self._advice()}"
+            )
+        converted = self.convert(value)
+        if not self.inside(converted):
+            raise self.outside(
+                f"{name} must be {self.bounds()}, got {converted!r}{self.explain(converted)}"
+                f"{self._advice()}"
+            )
+        for condition in self.conditions:
+            condition.check(converted, name)
+        return converted
+
+    def _advice(self) -> str:
+        return self.advice.format(hint=self.hint) if self.hint else ""
+
+    def is_kind(self, value: object) -> bool:
+        return True
+
+    def convert(self, value: Any) -> T:
         raise NotImplementedError
+
+    def inside(self, value: T) -> bool:
+        return True
+
+    def bounds(self) -> str:
+        return self.kind
+
+    def explain(self, value: T) -> str:
+        """Why a value is outside, when the rule knows more than its bounds."""
+        return f": {self.beyond}" if self.beyond else ""
 
     def refused(self) -> list[tuple[str, object]]:
         """``(label, value)`` pairs the rule must refuse: just outside each bound, ..."""
-        return [("bool", True), ("string", "1"), ("None", None)]
+        found: list[tuple[str, object]] = [("bool", True), ("string", "1"), ("None", None)]
+        return found + self._failing()
 
     def accepted(self) -> list[tuple[str, object]]:
-        """``(label, value)`` pairs the rule must accept: its bounds when closed, ..."""
+        """``(label, value)`` pairs the rule must accept, the typical one first."""
         return []
+
+    def _failing(self) -> list[tuple[str, object]]:
+        return [(f"not {c.words}", value) for c in self.conditions for value in c.refused]
+
+    def _passes(self, value: Any) -> bool:
+        return self.inside(value) and all(c.holds(value) for c in self.conditions)
+
+    def _first(self, label: str, candidates: list[Any]) -> list[tuple[str, object]]:
+        """``[(label, the first candidate the rule accepts)]``, or ``[]``."""
+        return next(([(label, c)] for c in candidates if self._passes(c)), [])
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{key}={value!r}" for key, value in vars(self).items())
@@ -87,83 +166,78 @@ def _is_integer(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-class Integer(Constraint):
+class Integer(Constraint[int]):
     """An integer (booleans refused) in ``[low, high]`` (``high=None``: no upper bound)."""
 
-    def __init__(self, low: int = 1, high: int | None = None, *, hint: str = "") -> None:
-        self.low, self.high, self.hint = low, high, hint
+    kind = "an integer"
+    advice = "; pass one {hint}"
 
-    def __call__(self, value: object, name: str) -> int:
-        minimum, maximum, hint = self.low, self.high, self.hint
-        if not _is_integer(value):
-            raise TypeError(
-                f"{name} must be an integer, got {value!r} of type {type(value).__name__}"
-                f"{'; pass one ' + hint if hint else ''}"
-            )
-        count = int(value)
-        if count < minimum or (maximum is not None and count > maximum):
-            upper = f" and at most {maximum}" if maximum is not None else ""
-            raise ValueError(
-                f"{name} must be at least {minimum}{upper}, got {count}"
-                f"{'; pass one ' + hint if hint else ''}"
-            )
-        return count
+    def __init__(
+        self,
+        low: int = 1,
+        high: int | None = None,
+        *,
+        hint: str = "",
+        conditions: tuple[Condition, ...] = (),
+    ) -> None:
+        self.low, self.high, self.hint, self.conditions = low, high, hint, conditions
+
+    def is_kind(self, value: object) -> bool:
+        return _is_integer(value)
+
+    def convert(self, value: Any) -> int:
+        return int(value)
+
+    def inside(self, value: int) -> bool:
+        return value >= self.low and (self.high is None or value <= self.high)
+
+    def bounds(self) -> str:
+        upper = f" and at most {_shown(self.high)}" if self.high is not None else ""
+        return f"at least {_shown(self.low)}{upper}"
 
     def refused(self) -> list[tuple[str, object]]:
         found = [*super().refused(), ("float", self.low + 0.5), ("below low", self.low - 1)]
         return found + ([("above high", self.high + 1)] if self.high is not None else [])
 
     def accepted(self) -> list[tuple[str, object]]:
-        found = [("low", self.low), ("NumPy low", np.int64(self.low))]
-        return found + ([("high", self.high)] if self.high is not None else [])
+        low, high = self.low, self.high if self.high is not None else self.low + 3
+        found = self._first("typical", [4, *range(low, low + 3)])
+        lowest = [v for v in range(low, min(low + 3, high + 1)) if self._passes(v)][:1]
+        found += [("low", lowest[0]), ("NumPy", np.int64(lowest[0]))] if lowest else []
+        found += (
+            self._first("high", list(range(high, high - 3, -1))) if self.high is not None else []
+        )
+        return found + [("condition", v) for c in self.conditions for v in c.accepted]
+
+
+def _even_width(value: int) -> str:
+    below = f"{value - 1} or {value + 1}" if value > 1 else "2"
+    return (
+        f"each frequency fills a (sin, cos) pair. Use {below}, or a named convention such "
+        f"as 'tensor2tensor' that pads odd widths with a zero column"
+    )
+
+
+#: The condition of a sinusoidal width: pairs.
+_PAIRS = Condition("be even", lambda v: v % 2 == 0, _even_width, refused=(3,), accepted=(2,))
 
 
 class Width(Integer):
-    """A model width: an integer in ``[1, MAX_D_MODEL]``, even unless ``even=False``."""
+    """A model width: an integer in ``[1, high]``, even unless ``even=False``."""
 
-    def __init__(self, *, even: bool = True) -> None:
-        super().__init__(1, MAX_D_MODEL)
+    name = "d_model"
+
+    def __init__(self, *, even: bool = True, high: int = MAX_D_MODEL, hint: str = "") -> None:
+        pairs = (_PAIRS,) if even else ()
+        super().__init__(1, high, hint=hint or "such as 512", conditions=pairs)
         self.even = even
-
-    def __call__(self, d_model: object, name: str = "d_model") -> int:
-        if not _is_integer(d_model):
-            raise TypeError(
-                f"{name} must be an integer, got {d_model!r} of type {type(d_model).__name__}; "
-                f"pass an int such as 512"
-            )
-        value, even = int(d_model), self.even
-        if value <= 0:
-            raise ValueError(
-                f"{name} must be positive, got {value}; pass an even width such as 512"
-            )
-        if value > MAX_D_MODEL:
-            raise ValueError(
-                f"{name} must be at most 2**24 = {MAX_D_MODEL}, got {value}; "
-                f"pass a model width such as 512"
-            )
-        return self.paired(value, name) if even else value
 
     @staticmethod
     def paired(value: int, name: str = "d_model") -> int:
-        """``value`` (a width already checked) after checking it is even: where the
-        rule of an argument allows odd widths but a choice made elsewhere (a sinusoidal
-        encoding) fills (sin, cos) pairs."""
-        if value % 2:
-            raise ValueError(
-                f"{name} must be even, got {value}: each frequency fills a (sin, cos) pair. "
-                f"Use {f'{value - 1} or {value + 1}' if value > 1 else 2}, or a named "
-                f"convention such as 'tensor2tensor' that pads odd widths with a zero column"
-            )
+        """``value`` (a checked width) after checking it is even, where another argument
+        (a sinusoidal encoding) needs (sin, cos) pairs."""
+        _PAIRS.check(value, name)
         return value
-
-    def refused(self) -> list[tuple[str, object]]:
-        found = [*Constraint.refused(self), ("float", 2.0), ("zero", 0), ("negative", -2)]
-        return found + [("above high", MAX_D_MODEL + 2)] + [("odd", 3)] * self.even
-
-    def accepted(self) -> list[tuple[str, object]]:
-        if not self.even:
-            return super().accepted()
-        return [("smallest even", 2), ("NumPy even", np.int64(4)), ("high", MAX_D_MODEL)]
 
 
 def _closed_bounds(closed: str) -> tuple[bool, bool]:
@@ -172,12 +246,14 @@ def _closed_bounds(closed: str) -> tuple[bool, bool]:
     return closed in ("both", "left"), closed in ("both", "right")
 
 
-class Real(Constraint):
+class Real(Constraint[float]):
     """A finite real number (booleans refused) between ``low`` and ``high``.
 
     ``closed`` says which ends belong to the interval ("both", "left", "right" or
     "neither"), as in scikit-learn's ``Interval``; ``None`` is no bound.
     """
+
+    kind = "a real number"
 
     def __init__(
         self,
@@ -186,145 +262,157 @@ class Real(Constraint):
         *,
         closed: str = "both",
         hint: str = "",
+        conditions: tuple[Condition, ...] = (),
     ) -> None:
         _closed_bounds(closed)
         self.low, self.high, self.closed, self.hint = low, high, closed, hint
+        self.conditions = conditions
 
-    def __call__(self, value: object, name: str) -> float:
-        minimum, maximum = self.low, self.high
+    def is_kind(self, value: object) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+    def convert(self, value: Any) -> float:
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond float64
+            return math.inf if value > 0 else -math.inf
+
+    def inside(self, value: float) -> bool:
         left, right = _closed_bounds(self.closed)
-        advice = f"; pass {self.hint}" if self.hint else ""
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-            raise TypeError(
-                f"{name} must be a real number, got {value!r} of type "
-                f"{type(value).__name__}{advice}"
-            )
-        number = float(value)
-        below = minimum is not None and (number < minimum if left else number <= minimum)
-        above = maximum is not None and (number > maximum if right else number >= maximum)
-        if not math.isfinite(number) or below or above:
-            low = "" if minimum is None else f"{'>=' if left else '>'} {minimum:g}"
-            high = "" if maximum is None else f"{'<=' if right else '<'} {maximum:g}"
-            bounds = " and ".join(part for part in (low, high) if part)
-            raise ValueError(
-                f"{name} must be a finite number{' ' + bounds if bounds else ''}, "
-                f"got {number!r}{advice}"
-            )
-        return number
+        low, high = self.low, self.high
+        below = low is not None and (value < low if left else value <= low)
+        above = high is not None and (value > high if right else value >= high)
+        return (isinstance(value, int) or math.isfinite(value)) and not below and not above
+
+    def bounds(self) -> str:
+        left, right = _closed_bounds(self.closed)
+        low = "" if self.low is None else f" {'>=' if left else '>'} {_shown(self.low)}"
+        high = "" if self.high is None else f" {'<=' if right else '<'} {_shown(self.high)}"
+        return f"a finite number{low}{' and' if low and high else ''}{high}"
 
     def refused(self) -> list[tuple[str, object]]:
         left, right = _closed_bounds(self.closed)
         found = [*super().refused(), ("complex", 1j), ("nan", math.nan)]
-        found += [("inf", math.inf), ("-inf", -math.inf)]
+        found += [("inf", math.inf), ("-inf", -math.inf), ("huge int", 10**400)]
         if self.low is not None:
             found.append(("below low", np.nextafter(self.low, -math.inf) if left else self.low))
         if self.high is not None:
             found.append(("above high", np.nextafter(self.high, math.inf) if right else self.high))
-        return found
+        return found + ([("zero", 0.0)] if not self.inside(0.0) else [])
 
     def accepted(self) -> list[tuple[str, object]]:
-        left, right = _closed_bounds(self.closed)
-        found = []
-        if self.low is not None:
-            found.append(("low", self.low if left else float(np.nextafter(self.low, math.inf))))
-        if self.high is not None:
-            found.append(
-                ("high", self.high if right else float(np.nextafter(self.high, -math.inf)))
-            )
-        return [*found, ("NumPy float64", np.float64(found[0][1] if found else 0.0))]
+        low, high = self.low, self.high
+        ends = [low, np.nextafter(low, math.inf)] if low is not None else []
+        usual = [v for v in [1.0, 2.0, 10.0, 0.5, *ends] if self._passes(v)][:1]
+        found = [("typical", usual[0]), ("NumPy float64", np.float64(usual[0]))] if usual else []
+        found += self._first("low", [float(v) for v in ends])
+        if high is not None:
+            found += self._first("high", [high, float(np.nextafter(high, -math.inf))])
+        return found + [("condition", v) for c in self.conditions for v in c.accepted]
+
+
+#: The condition of a base: not 1.
+_NOT_ONE = Condition(
+    "not be 1",
+    lambda v: v != 1.0,
+    "every frequency would be 1 and all pairs identical; pass a base > 1 such as 10000.0",
+    refused=(1.0,),
+    accepted=(float(np.nextafter(1.0, 0.0)), float(np.nextafter(1.0, 2.0))),
+)
 
 
 class Base(Real):
     """The constant ``C`` of the encoding: a finite real >= :data:`MIN_BASE`, not 1."""
 
+    name = "base"
+    beyond = "below 2**-1022 the frequencies of a wide encoding are outside float64"
+
     def __init__(self) -> None:
-        super().__init__(MIN_BASE, None, closed="left")
+        super().__init__(
+            MIN_BASE, None, closed="left", hint="a float such as 10000.0", conditions=(_NOT_ONE,)
+        )
 
-    def __call__(self, base: object, name: str = "base") -> float:
-        if isinstance(base, (bool, np.bool_)) or not isinstance(base, numbers.Real):
-            raise TypeError(
-                f"{name} must be a real number, got {base!r} of type {type(base).__name__}; "
-                f"pass a float such as 10000.0"
-            )
-        value = float(base)
-        if not np.isfinite(value) or value <= 0:
-            raise ValueError(
-                f"{name} must be a finite number > 0, got {value!r}; the paper uses 10000.0"
-            )
-        if value < MIN_BASE:
-            raise ValueError(
-                f"{name} must be at least 2**-1022 (the smallest normal float64), got "
-                f"{value!r}: below it the frequencies of a wide encoding are outside float64; "
-                f"the paper uses 10000.0"
-            )
-        if value == 1.0:
-            raise ValueError(
-                f"{name} must not be 1: every frequency would be 1 and all pairs identical; "
-                f"pass a base > 1 such as 10000.0"
-            )
-        return value
+
+#: The condition of a scalar position: an integer is exact in float64.
+_EXACT = Condition(
+    f"not be an integer beyond 2**53 = {MAX_EXACT_POSITION}",
+    lambda v: not isinstance(v, int) or abs(v) <= MAX_EXACT_POSITION,
+    "float64 cannot hold it exactly; shift the positions (PE(p + k) is a rotation of PE(p))",
+    refused=(MAX_EXACT_POSITION + 1, -MAX_EXACT_POSITION - 1),
+    accepted=(MAX_EXACT_POSITION, 2.0**60),
+)
+
+
+class Position(Real):
+    """One position: a finite real; an integer stays an ``int``, within 2**53."""
+
+    def __init__(self, *, hint: str = "") -> None:
+        super().__init__(hint=hint, conditions=(_EXACT,))
+
+    def convert(self, value: Any) -> float:
+        return int(value) if _is_integer(value) else super().convert(value)
+
+
+class Options(Constraint[str]):
+    """One of a few strings; ``aliases`` maps other spellings to a choice, ``mistaken``
+    explains a word that is not one (``{"marian": "it is ambiguous: ..."}``)."""
+
+    kind = "a string"
+
+    def __init__(
+        self,
+        *choices: str,
+        aliases: Mapping[str, str] | None = None,
+        mistaken: Mapping[str, str] | None = None,
+    ) -> None:
+        self.choices, self.aliases, self.mistaken = choices, aliases or {}, mistaken or {}
+
+    def is_kind(self, value: object) -> bool:
+        return isinstance(value, str)
+
+    def convert(self, value: Any) -> str:
+        return str(self.aliases.get(value, value))  # an alias as its choice
+
+    def inside(self, value: str) -> bool:
+        return value in self.choices
+
+    def bounds(self) -> str:
+        return "one of " + ", ".join(repr(c) for c in (*self.choices, *self.aliases))
+
+    def explain(self, value: str) -> str:
+        return f": {self.mistaken[value]}" if value in self.mistaken else ""
 
     def refused(self) -> list[tuple[str, object]]:
-        return [*super().refused(), ("zero", 0.0), ("one", 1.0)]
+        first, taken = self.choices[0], (*self.choices, *self.aliases)
+        case = first.upper() if first.upper() not in taken else first.title()
+        found = [*super().refused(), ("number", 0), ("unknown", "unknown"), ("case", case)]
+        return [*found, ("padded", f" {first}"), *((w, w) for w in self.mistaken)]
 
     def accepted(self) -> list[tuple[str, object]]:
-        near_one = [("just below 1", float(np.nextafter(1.0, 0.0)))]
-        near_one.append(("just above 1", float(np.nextafter(1.0, 2.0))))
-        return [*super().accepted()[:1], *near_one, ("paper", np.float32(1e4))]
-
-
-class Options(Constraint):
-    """One of a few strings."""
-
-    def __init__(self, *choices: str) -> None:
-        self.choices = choices
-
-    def __call__(self, value: object, name: str) -> str:
-        choices = self.choices
-        if not isinstance(value, str) or value not in choices:
-            raise ValueError(
-                f"{name} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
-            )
-        return value
-
-    def refused(self) -> list[tuple[str, object]]:
-        first = self.choices[0]
-        return [
-            ("None", None),
-            ("number", 0),
-            ("unknown", "unknown"),
-            ("case", first.upper() if first.upper() not in self.choices else first.title()),
-            ("padded", f" {first}"),
-        ]
-
-    def accepted(self) -> list[tuple[str, object]]:
-        return [(choice, choice) for choice in self.choices]
+        return [(choice, choice) for choice in (*self.choices, *self.aliases)]
 
 
 class Layout(Options):
-    """A table layout, one of :data:`LAYOUTS` (its message says "unknown layout")."""
+    """A table layout, one of :data:`LAYOUTS`."""
 
-    def __init__(self, *, what: str = "") -> None:
+    name = "layout"
+
+    def __init__(self) -> None:
         super().__init__(*LAYOUTS)
-        self.what = what
-
-    def __call__(self, layout: object, name: str = "layout") -> str:
-        name = self.what or name
-        if not isinstance(layout, str) or layout not in LAYOUTS:
-            raise ValueError(
-                f"unknown {name} {layout!r}; use one of {', '.join(repr(x) for x in LAYOUTS)}"
-            )
-        return layout
 
 
-class Flag(Constraint):
+class Flag(Constraint[bool]):
     """``True`` or ``False`` (``numpy.bool_`` too); a string or a number is refused."""
 
-    def __call__(self, value: object, name: str) -> bool:
-        if not isinstance(value, (bool, np.bool_)):
-            raise TypeError(
-                f"{name} must be True or False, got {value!r} of type {type(value).__name__}"
-            )
+    kind = "True or False"
+
+    def __init__(self, *, hint: str = "") -> None:
+        self.hint = hint
+
+    def is_kind(self, value: object) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def convert(self, value: Any) -> bool:
         return bool(value)
 
     def refused(self) -> list[tuple[str, object]]:
@@ -334,46 +422,52 @@ class Flag(Constraint):
         return [("True", True), ("False", False), ("NumPy bool", np.bool_(True))]
 
 
-class DType(Constraint):
-    """An output dtype, one of :data:`SUPPORTED_DTYPES` (its messages say "dtype")."""
+class DType(Constraint[np.dtype[Any]]):
+    """An output dtype, one of :data:`SUPPORTED_DTYPES`."""
 
-    def __call__(self, dtype: object, name: str = "dtype") -> np.dtype:
+    name = "dtype"
+    kind = "a NumPy dtype"
+    outside = TypeError
+    hint = "np.float64, np.float32 or np.float16 (the encoding is real-valued in [-1, 1])"
+
+    def is_kind(self, value: Any) -> bool:
         try:
-            resolved = np.dtype(dtype)
-        except TypeError as error:
-            raise TypeError(
-                f"dtype {dtype!r} is not a NumPy dtype; pass np.float64, np.float32 or np.float16"
-            ) from error
-        if resolved not in SUPPORTED_DTYPES:
-            raise TypeError(
-                f"dtype must be float16, float32 or float64, got {resolved}; the encoding is "
-                f"real-valued in [-1, 1], so integer, complex and extended types are not "
-                f"supported"
-            )
-        return resolved
+            np.dtype(value)
+        except TypeError:
+            return False
+        return True
+
+    def convert(self, value: Any) -> np.dtype[Any]:
+        return np.dtype(value)
+
+    def inside(self, value: np.dtype[Any]) -> bool:
+        return value in SUPPORTED_DTYPES
+
+    def bounds(self) -> str:
+        return "float16, float32 or float64"
 
     def refused(self) -> list[tuple[str, object]]:
-        return [
-            ("int32", np.int32),
-            ("complex", np.complex128),
-            ("longdouble", np.longdouble),
-            ("number", 3.5),
-            ("bool", bool),
-        ]
+        found = [("int32", np.int32), ("complex", np.complex128), ("bool", bool)]
+        return [*found, ("longdouble", np.longdouble), ("number", 3.5)]
 
     def accepted(self) -> list[tuple[str, object]]:
-        return [(str(dtype), dtype.type) for dtype in SUPPORTED_DTYPES] + [("name", "float32")]
+        found = [(str(dtype), dtype.type) for dtype in SUPPORTED_DTYPES[::-1]]
+        return [*found, ("name", "float32")]
 
 
-class RealArray(Constraint):
+class RealArray(Constraint[np.ndarray]):
     """An array of finite reals, returned as float64; integers must lie within 2**53.
 
     Booleans, strings, objects and complex numbers raise ``TypeError``; NaN,
-    infinities and integers beyond 2**53 (not exact in float64) ``ValueError``.
+    infinities and integers beyond 2**53 (not exact in float64) ``ValueError``. An
+    array rule: its messages speak of dtypes and indices, so it words its own.
     """
 
-    def __call__(self, values: object, name: str = "positions") -> np.ndarray:
-        array = np.asarray(values)
+    name = "positions"
+
+    def __call__(self, value: object, name: str = "") -> np.ndarray:
+        name = name or self.name
+        array = np.asarray(value)
         if array.dtype == np.bool_ or array.dtype.kind not in "iuf":
             raise TypeError(
                 f"{name} must be real numbers (int or float), got an array of dtype "
@@ -387,45 +481,31 @@ class RealArray(Constraint):
                     f"shift the positions (the encoding of p + k is a rotation of that of p)"
                 )
             return array.astype(np.float64)
-        result = array.astype(np.float64)
-        finite = np.isfinite(result)
-        if not finite.all():
-            where = tuple(int(i) for i in np.argwhere(~finite)[0])
-            raise ValueError(
-                f"{name} must be finite, got {result[where]!r} at index {where}; "
-                f"remove or replace NaN and infinite entries"
-            )
-        return result
+        return check_finite_entries(array.astype(np.float64), name=name)
 
     def refused(self) -> list[tuple[str, object]]:
-        return [
-            ("bool array", np.array([True, False])),
-            ("string", "1"),
-            ("None", None),
-            ("complex", np.array([1j, 2.0])),
-            ("nan", np.array([0.0, np.nan])),
-            ("inf", np.array([-np.inf, 0.0])),
-            ("beyond 2**53", np.array([0, 2**53 + 1])),
-            ("below -2**53", np.array([-(2**53) - 1, 0])),
-        ]
+        wrong = [("bool array", np.array([True, False])), ("string", "1"), ("None", None)]
+        wrong += [("complex", np.array([1j, 2.0])), ("nan", np.array([0.0, np.nan]))]
+        wrong += [("inf", np.array([-np.inf, 0.0])), ("beyond 2**53", np.array([0, 2**53 + 1]))]
+        return [*wrong, ("below -2**53", np.array([-(2**53) - 1, 0]))]
 
     def accepted(self) -> list[tuple[str, object]]:
-        return [
+        right: list[tuple[str, object]] = [
+            ("typical", np.arange(4)),
             ("2**53", np.array([0, 2**53])),
-            ("-2**53", np.array([-(2**53), 3])),
-            ("float16", np.array([0.0, 1.5], dtype=np.float16)),
-            ("list", [1, 2.5]),
         ]
+        right += [("-2**53", np.array([-(2**53), 3])), ("list", [1, 2.5])]
+        return [*right, ("float16", np.array([0.0, 1.5], dtype=np.float16))]
 
 
-class Optional(Constraint):
+class Optional(Constraint[T | None]):
     """``None``, or a value that obeys ``rule``."""
 
-    def __init__(self, rule: Constraint) -> None:
+    def __init__(self, rule: Constraint[T]) -> None:
         self.rule = rule
 
-    def __call__(self, value: object, name: str) -> object:
-        return None if value is None else self.rule(value, name)
+    def __call__(self, value: object, name: str = "") -> T | None:
+        return None if value is None else self.rule(value, name or self.rule.name)
 
     def refused(self) -> list[tuple[str, object]]:
         return [(label, value) for label, value in self.rule.refused() if value is not None]
@@ -434,40 +514,51 @@ class Optional(Constraint):
         return [("None", None), *self.rule.accepted()]
 
 
-def constrained(**rules: Constraint) -> Callable:
-    """Declare the constraints of a function's arguments, as scikit-learn's
-    ``validate_params`` does: each named argument is checked (and converted) by its
-    rule before the call, in the order declared, and the rules are kept as
-    ``function.constraints`` so that the tests derive their hostile calls from them.
-    A default is checked once, here, and then passed as converted.
+def constrained(**rules: Constraint[Any]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Declare the rules of a function's arguments, as scikit-learn's
+    ``validate_params`` does: the call is bound to the signature
+    (:meth:`inspect.Signature.bind`: positional, keyword, defaults), each named argument
+    is checked (and converted) by its rule in the order declared, and the rules are
+    kept as ``function.constraints`` for the tests. The decorated function keeps its
+    signature, for :func:`inspect.signature` and type checkers alike. A default is
+    checked once, here, and then passed as converted.
     """
 
-    def decorate(function: Callable) -> Callable:
-        code = function.__code__
-        known = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        missing = set(rules) - set(known)
-        if missing:
-            raise TypeError(f"{function.__name__} has no arguments {sorted(missing)}")
-        positional = code.co_argcount
-        given = function.__defaults__ or ()
-        defaults = dict(zip(known[positional - len(given) : positional], given, strict=True))
-        defaults.update(function.__kwdefaults__ or {})
-        order = [(name, rule, known.index(name)) for name, rule in rules.items()]
-        ready = {name: rules[name](defaults[name], name) for name in rules if name in defaults}
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(function)
+        plain = {
+            name
+            for name, parameter in signature.parameters.items()
+            if parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        }
+        if missing := sorted(set(rules) - plain):
+            raise TypeError(f"{function.__qualname__} has no arguments {missing}")
+        # Every argument can be passed by name: no positional-only or variadic parameter.
+        by_name = all(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            for p in signature.parameters.values()
+        )
+        given = {name: signature.parameters[name].default for name in rules}
+        ready = {
+            name: rules[name](value, name)
+            for name, value in given.items()
+            if value is not inspect.Parameter.empty
+        }
 
         @functools.wraps(function)
-        def checked(*args, **kwargs):
-            args = list(args)
-            for name, rule, index in order:
-                if index < min(len(args), positional):
-                    args[index] = rule(args[index], name)
-                elif name in kwargs:
-                    kwargs[name] = rule(kwargs[name], name)
-                elif name in ready:
-                    kwargs[name] = ready[name]
-            return function(*args, **kwargs)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{function.__name__}() {error}") from None
+            arguments = bound.arguments
+            for name, rule in rules.items():
+                arguments[name] = rule(arguments[name], name) if name in arguments else ready[name]
+            if by_name:  # as bound.args and bound.kwargs would pass them, but faster
+                return function(**arguments)  # type: ignore[call-arg]  # the bound ones
+            return function(*bound.args, **bound.kwargs)
 
-        checked.constraints = types.MappingProxyType(rules)
+        vars(checked)["constraints"] = types.MappingProxyType(rules)  # read by the tests
         return checked
 
     return decorate
@@ -478,6 +569,10 @@ D_MODEL, BASE, LAYOUT, DTYPE, POSITIONS = Width(), Base(), Layout(), DType(), Re
 FLAG = Flag()
 
 
+# The helpers below apply one rule in a body; the encoding wing declares its scalar
+# arguments instead. Kept while sinpe.lab calls them.
+
+
 def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) -> int:
     """Return ``d_model`` as an ``int`` after checking it is a positive (even) integer."""
     return Width(even=even)(d_model, name)
@@ -486,12 +581,36 @@ def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) 
 def check_count(
     value: object, name: str, *, minimum: int = 1, maximum: int | None = None, hint: str = ""
 ) -> int:
-    """Return ``value`` as an ``int`` after checking it is an integer in ``[minimum, maximum]``.
-
-    ``TypeError`` for a non-integer (booleans included), ``ValueError`` out of range;
-    both name the argument and say what to pass (``hint``, e.g. "such as 8").
-    """
+    """Return ``value`` as an ``int`` after checking it is an integer in ``[minimum, maximum]``."""
     return Integer(minimum, maximum, hint=hint)(value, name)
+
+
+def check_flag(value: object, name: str) -> bool:
+    """Return ``value`` as a ``bool`` after checking it is ``True`` or ``False``."""
+    return Flag()(value, name)
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    """Return ``value`` after checking it is one of the strings in ``choices``."""
+    return Options(*choices)(value, name)
+
+
+def check_real(
+    value: object,
+    name: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict_minimum: bool = False,
+    strict_maximum: bool = False,
+    hint: str = "",
+) -> float:
+    """Return ``value`` as a finite ``float`` in the given range (ends inclusive unless strict)."""
+    closed = ("neither", "right", "left", "both")[2 * (not strict_minimum) + (not strict_maximum)]
+    return Real(minimum, maximum, closed=closed, hint=hint)(value, name)
+
+
+# Array checks: the shape, dtype and entries of array arguments.
 
 
 def check_entries(shape: tuple[int, ...], *, what: str) -> None:
@@ -517,22 +636,13 @@ def check_finite_entries(array: np.ndarray, *, name: str) -> np.ndarray:
     return array
 
 
-def check_dtype(dtype: npt.DTypeLike) -> np.dtype:
-    """Return ``np.dtype(dtype)`` after checking it is float16, float32 or float64."""
-    return DType()(dtype)
-
-
 def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.ndarray:
     """Return ``values`` as a float64 array after checking every entry is a finite real.
 
     Booleans, strings, objects and complex numbers raise ``TypeError``; NaN,
     infinities and integers beyond 2**53 (not exact in float64) raise ``ValueError``.
     """
-    return RealArray()(values, name)
-
-
-#: Accuracy a float64 table is documented to reach; beyond it a PrecisionWarning.
-FLOAT64_ACCURACY = 1e-6
+    return POSITIONS(values, name)
 
 
 def check_pair(
@@ -572,69 +682,9 @@ def check_phases(phases: np.ndarray) -> None:
         )
 
 
-def _outside_the_package() -> int:
-    """The ``stacklevel`` that points a warning raised by this function's caller at the
-    first frame outside ``sinpe``: the user's line, however many of the package's own
-    frames (a public function, :func:`constrained`'s wrapper) lie between."""
-    frame, level = sys._getframe(1), 1  # the caller, whose warnings.warn is stacklevel 1
-    while frame is not None and _in_package(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def _in_package(filename: str) -> bool:
-    return os.path.dirname(os.path.abspath(filename)) == _PACKAGE
-
-
-def warn_if_imprecise(positions: np.ndarray, base: float) -> None:
-    """Warn when float64 itself cannot give the documented accuracy at these positions.
-
-    The error bound of :func:`sinpe.positional_encoding` for the fastest pair is
-    ``eps * (1 + (2 + |ln base|) |p|)``: the phase ``p * w`` is rounded to float64
-    before its sine is taken. Past :data:`FLOAT64_ACCURACY` (1e-6; about
-    ``|p| > 4e8`` for base 10000) the table is still the best float64 can do, but
-    its entries are off by more than that -- by 0.45 at ``p = 2**53``.
-    """
-    if positions.size == 0:
-        return
-    largest = float(np.max(np.abs(positions)))
-    bound = float(np.finfo(np.float64).eps) * (1.0 + (2.0 + abs(np.log(base))) * largest)
-    if bound > FLOAT64_ACCURACY:
-        warnings.warn(
-            f"float64 cannot resolve position {largest:g} to {FLOAT64_ACCURACY:g}: the phase "
-            f"p * w is rounded to float64, so entries may be off by up to {bound:.2g}; "
-            f"shift the positions nearer 0 (PE(p + k) is a rotation of PE(p))",
-            PrecisionWarning,
-            stacklevel=_outside_the_package(),
-        )
-
-
-def warn_if_unresolvable(positions: np.ndarray, dtype: np.dtype) -> None:
-    """Warn when ``dtype`` cannot hold the phase of the fastest pair at these positions.
-
-    The fastest pair turns by one radian per position. Beyond ``2 / eps(dtype)``
-    (2048 for float16) the dtype has no numbers between consecutive integers, so
-    positions -- and the phases ``p * w`` -- stop being representable in it. The
-    table itself is still computed in float64 and rounded once, but anything that
-    recomputes or compares phases in this dtype is wrong there.
-    """
-    if dtype == np.float64 or positions.size == 0:
-        return
-    limit = 2.0 / float(np.finfo(dtype).eps)
-    largest = float(np.max(np.abs(positions)))
-    if largest > limit:
-        warnings.warn(
-            f"{dtype} cannot resolve the phase at position {largest:g}: beyond {limit:g} it "
-            f"has no values between consecutive positions. The table was computed in float64 "
-            f"and rounded once (each entry within {float(np.finfo(dtype).eps):g} of the truth), "
-            f"but phases or positions handled in {dtype} are wrong there; "
-            f"use dtype=np.float32 or np.float64",
-            PrecisionWarning,
-            stacklevel=_outside_the_package(),
-        )
-
-
-def check_instance(value: object, name: str, kind: type, *, shown: str = "", hint: str = ""):
+def check_instance(
+    value: object, name: str, kind: type[T], *, shown: str = "", hint: str = ""
+) -> T:
     """Return ``value`` after checking it is a ``kind`` (a model, a module, a generator).
 
     ``shown`` is how the message names ``kind`` (by default ``module.Name``).
@@ -644,39 +694,6 @@ def check_instance(value: object, name: str, kind: type, *, shown: str = "", hin
         advice = f"; pass {hint}" if hint else ""
         raise TypeError(f"{name} must be a {shown}, got {type(value).__name__}{advice}")
     return value
-
-
-def check_flag(value: object, name: str) -> bool:
-    """Return ``value`` as a ``bool`` after checking it is ``True`` or ``False``.
-
-    A string such as ``"False"`` or a number would otherwise be truthy or falsy
-    by accident, so only ``bool`` and ``numpy.bool_`` are accepted.
-    """
-    return Flag()(value, name)
-
-
-def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    """Return ``value`` after checking it is one of the strings in ``choices``."""
-    return Options(*choices)(value, name)
-
-
-def check_real(
-    value: object,
-    name: str,
-    *,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    strict_minimum: bool = False,
-    strict_maximum: bool = False,
-    hint: str = "",
-) -> float:
-    """Return ``value`` as a finite ``float`` in the given range (ends inclusive unless strict).
-
-    ``TypeError`` for anything but a real number (booleans included), ``ValueError``
-    for NaN, infinities and values out of range; both name the argument.
-    """
-    closed = ("neither", "right", "left", "both")[2 * (not strict_minimum) + (not strict_maximum)]
-    return Real(minimum, maximum, closed=closed, hint=hint)(value, name)
 
 
 def check_float_array(

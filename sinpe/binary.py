@@ -33,7 +33,7 @@ def binary_encoding(positions: npt.ArrayLike, n_bits: int) -> np.ndarray:
     >>> binary.binary_encoding([5, 5.99, 6], 3).tolist()
     [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
     """
-    where = positions  # n_bits at most 62: the bits of an int64 without its sign bit
+    where = np.asarray(positions)  # n_bits at most 62: the bits of an int64 without its sign bit
     if np.any(where < 0) or np.any(where >= 2.0**n_bits):
         raise ValueError(f"positions must lie in [0, 2**{n_bits}) for {n_bits} bits")
     whole = np.floor(where).astype(np.int64)

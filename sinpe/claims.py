@@ -16,9 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from sinpe._validation import Optional, Real, constrained
+from sinpe._validation import Flag, Optional, Real, constrained
 
 __all__ = [
     "EVIDENCE",
@@ -149,7 +147,9 @@ class Verdict:
     def __str__(self) -> str:
         return f"{self.claim}: {self.verdict} — {self.reason} [{self.strength}]"
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, object]:
+    def _repr_mimebundle_(
+        self, include: object = None, exclude: object = None
+    ) -> dict[str, object]:
         # A vendor "+json" type: notebooks store it as JSON, and glue's key prefix
         # keeps it valid under the nbformat schema (plain application/json does not).
         return {
@@ -164,6 +164,11 @@ class Verdict:
         }
 
 
+#: A test's outcome, compared explicitly (a number or an array is refused).
+_OUTCOME = Flag(hint="a boolean test result, compared explicitly: holds=bool(error < 1e-12)")
+
+
+@constrained(holds=_OUTCOME, as_stated=_OUTCOME)
 def judge(
     claim: str,
     *,
@@ -203,12 +208,6 @@ def judge(
     ...       evidence=TOY, scope="d = 32, 1 layer, 250 steps, 3 seeds").verdict
     'holds with a nuance'
     """
-    for name, value in (("holds", holds), ("as_stated", as_stated)):
-        if not isinstance(value, bool | np.bool_):
-            raise TypeError(
-                f"{name} must be a boolean test result, got {type(value).__name__}; "
-                "compare explicitly, e.g. holds=bool(error < 1e-12)"
-            )
     if not bool(holds):
         verdict = FAILS
     elif not bool(as_stated):

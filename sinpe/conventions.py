@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._precision import warn_if_unresolvable
 from sinpe._trig import sincos
 from sinpe._validation import (
     BASE,
@@ -51,11 +52,11 @@ from sinpe._validation import (
     POSITIONS,
     Integer,
     Optional,
+    Options,
     Real,
     Width,
     check_phases,
     constrained,
-    warn_if_unresolvable,
 )
 from sinpe.core import _rational_powers, positional_encoding
 
@@ -327,7 +328,20 @@ _NO_WIDTH_ONE = {
 }
 
 
+#: A convention's name; "marian" names two.
+_CONVENTION = Options(
+    *CONVENTIONS,
+    mistaken={
+        "marian": "it is ambiguous: use 'hf-marian' (Hugging Face's "
+        "MarianSinusoidalPositionalEmbedding, paper spacing) or 'marian-nmt' (Marian "
+        "NMT's C++, which trained the OPUS-MT checkpoints: n-1 spacing)"
+    },
+)
+
+
 @constrained(
+    convention=_CONVENTION,
+    padding_idx=Optional(_PADDING_IDX),
     min_timescale=Optional(Real(0.0, closed="neither", hint="e.g. 1.0")),
     base=BASE,
     dtype=DTYPE,
@@ -396,22 +410,6 @@ def encode(
     >>> sinpe.encode([1, 2], 5, "fairseq").round(4).tolist()  # row 1 = padding_idx
     [[0.0, 0.0, 0.0, 0.0, 0.0], [0.9093, 0.0002, -0.4161, 1.0, 0.0]]
     """
-    if not isinstance(convention, str):
-        raise TypeError(
-            f"convention must be a name (str), got {convention!r}; use one of "
-            f"{', '.join(repr(name) for name in CONVENTIONS)}"
-        )
-    if convention == "marian":
-        raise ValueError(
-            "convention 'marian' is ambiguous: use 'hf-marian' (Hugging Face's "
-            "MarianSinusoidalPositionalEmbedding, paper spacing) or 'marian-nmt' (Marian "
-            "NMT's C++, which trained the OPUS-MT checkpoints: n-1 spacing)"
-        )
-    if convention not in CONVENTIONS:
-        raise ValueError(
-            f"unknown convention {convention!r}; use one of "
-            f"{', '.join(repr(name) for name in CONVENTIONS)}"
-        )
     rule = CONVENTIONS[convention]
     if min_timescale is not None and rule.name != "tensor2tensor":
         raise ValueError(
@@ -419,9 +417,6 @@ def encode(
             f"convention has no such parameter: leave it out, or use "
             f"convention='tensor2tensor'"
         )
-    if rule.name == "fairseq" and padding_idx is not None:
-        padding_idx = _PADDING_IDX(padding_idx, "padding_idx")
-    smallest = min_timescale
     if rule.name == "paper":
         return positional_encoding(positions, d_model, base=base, dtype=dtype)
     width = Width.paired(d_model) if rule.odd_width == "raise" else d_model
@@ -429,13 +424,13 @@ def encode(
         raise ValueError(
             f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
         )
-    constant, out_dtype, where = base, dtype, positions
+    constant, out_dtype, where = base, np.dtype(dtype), np.asarray(positions)
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
         sin_freq = _rational_powers(constant, sin_count, -2, width)
-    elif min_timescale is not None and smallest != 1.0:
+    elif min_timescale is not None and min_timescale != 1.0:
         sin_count = cos_count = width // 2
-        sin_freq = _t2t_frequencies(sin_count, constant, smallest)
+        sin_freq = _t2t_frequencies(sin_count, constant, min_timescale)
     else:
         sin_count = cos_count = width // 2
         sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)
@@ -482,7 +477,7 @@ def fairseq_positions(tokens: npt.ArrayLike, padding_idx: int | None = 1) -> np.
     return np.cumsum(mask, axis=-1) * mask + padding_idx
 
 
-@constrained(d_model=_ANY_WIDTH, base=BASE)
+@constrained(d_model=_ANY_WIDTH, base=BASE, padding_idx=Optional(_PADDING_IDX))
 def fairseq_embedding(
     tokens: npt.ArrayLike, d_model: int, *, padding_idx: int | None = 1, base: float = 10000.0
 ) -> np.ndarray:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._precision import warn_if_imprecise, warn_if_unresolvable
 from sinpe._trig import sincos
 from sinpe._validation import (
     BASE,
@@ -38,18 +38,14 @@ from sinpe._validation import (
     FLAG,
     LAYOUT,
     POSITIONS,
+    SUPPORTED_DTYPES,
     Integer,
-    Layout,
+    Position,
     Real,
-    check_d_model,
-    check_dtype,
     check_entries,
     check_finite_entries,
     check_phases,
-    check_real,
     constrained,
-    warn_if_imprecise,
-    warn_if_unresolvable,
 )
 
 __all__ = [
@@ -252,7 +248,7 @@ def positional_encoding(
     >>> sinpe.positional_encoding(0, 4, layout="concat")
     array([0., 0., 1., 1.])
     """
-    angular = frequencies(d_model, base=base)
+    positions, angular = np.asarray(positions), frequencies(d_model, base=base)
     with np.errstate(over="ignore"):
         phases = positions[..., np.newaxis] * angular  # (..., d/2)
     check_phases(phases)
@@ -265,7 +261,7 @@ def positional_encoding(
     else:
         table[..., : angular.size] = sines
         table[..., angular.size :] = cosines
-    warn_if_unresolvable(positions, dtype)
+    warn_if_unresolvable(positions, np.dtype(dtype))
     return table.astype(dtype, copy=False)
 
 
@@ -326,7 +322,11 @@ def component(
     return sincos(phases)[0 if sine else 1]
 
 
-@constrained(start=Real(hint="the position of the first row, such as 0"), scale=FLAG, base=BASE)
+#: The position of a table's first row.
+_START = Position(hint="the position of the first row, such as 0")
+
+
+@constrained(start=_START, scale=FLAG, base=BASE)
 def add_positional_encoding(
     embeddings: npt.ArrayLike,
     *,
@@ -368,12 +368,12 @@ def add_positional_encoding(
     array([[2., 3., 2., 3.]])
     """
     array = np.asarray(embeddings)
-    if array.dtype.kind != "f":
+    if array.dtype not in SUPPORTED_DTYPES:
         raise TypeError(
             f"embeddings must be a floating array, got dtype {array.dtype}; "
-            f"convert with .astype(np.float32) or np.float64"
+            f"convert with .astype(np.float32) or np.float64 (float16 is kept too)"
         )
-    out_dtype = check_dtype(array.dtype)
+    out_dtype = array.dtype
     if array.ndim < 2:
         raise ValueError(
             f"embeddings must have shape (..., seq, d_model), got shape {array.shape}; "
@@ -382,7 +382,7 @@ def add_positional_encoding(
     if not np.isfinite(array).all():
         raise ValueError("embeddings contain NaN or infinite values")
     seq, width = array.shape[-2], array.shape[-1]
-    check_d_model(width, name="the last axis of embeddings (d_model)")
+    D_MODEL(width, "the last axis of embeddings (d_model)")  # a shape check
     table = positional_encoding(start + np.arange(seq), width, base=base, dtype=np.float64)
     factor = np.sqrt(width) if scale else 1.0
     with np.errstate(over="ignore"):
@@ -395,9 +395,7 @@ def add_positional_encoding(
     return result
 
 
-@constrained(
-    d_model=D_MODEL, source=Layout(what="source layout"), target=Layout(what="target layout")
-)
+@constrained(d_model=D_MODEL, source=LAYOUT, target=LAYOUT)
 def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
     """Index array ``perm`` with ``table_in_target = table_in_source[..., perm]``.
 
@@ -421,6 +419,7 @@ def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
     return np.argsort(concat_of_interleaved)
 
 
+@constrained(source=LAYOUT, target=LAYOUT)
 def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray:
     """Reorder the last axis of a table from layout ``source`` to ``target`` (a new array).
 
@@ -437,10 +436,8 @@ def convert_layout(table: npt.ArrayLike, source: str, target: str) -> np.ndarray
     array = check_finite_entries(np.asarray(table), name="table")
     if array.ndim == 0:
         raise ValueError("table must have at least one axis (the encoding width)")
-    perm = layout_permutation(
-        check_d_model(array.shape[-1], name="the last axis of table"), source, target
-    )
-    return array[..., perm]
+    width = D_MODEL(array.shape[-1], "the last axis of table")  # a shape check
+    return array[..., layout_permutation(width, source, target)]
 
 
 @constrained(k=Real(hint="the shift, such as 3"), layout=LAYOUT, d_model=D_MODEL, base=BASE)
@@ -494,6 +491,7 @@ def shift_matrix(
     dtype=DTYPE,
     d_model=D_MODEL,
     base=BASE,
+    start=_START,
 )
 def table(
     length: int,
@@ -529,14 +527,13 @@ def table(
     >>> sinpe.table(2, 4, layout="concat").round(6).tolist()  # positions 0 and 1
     [[0.0, 0.0, 1.0, 1.0], [0.841471, 0.01, 0.540302, 0.99995]]
     """
-    check_real(start, "start", hint="the position of the first row, such as 0")
-    if isinstance(start, numbers.Integral) and abs(int(start)) + int(length) > 2**53:
+    if isinstance(start, int) and abs(start) + length > 2**53:
         raise ValueError(
             f"start={start!r} with length={length} reaches integers beyond 2**53 that "
             f"float64 cannot hold exactly; shift the positions (PE(p + k) is a rotation "
             f"of PE(p))"
         )
-    chosen_layout, out_dtype = layout, dtype
+    chosen_layout, out_dtype = layout, np.dtype(dtype)
     check_entries((length, d_model), what="the table")
     angular = frequencies(d_model, base=base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK

@@ -7,9 +7,18 @@ shows through sinpe (never a formula of its own), and fits a phone's column: abo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from sinpe._validation import BASE, D_MODEL, Integer, Real, check_instance, constrained
 from sinpe.plotting import COLORS, MIN_FONT_SIZE, SEQUENTIAL, unit_circle
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from sinpe.lab import nn
 
 __all__ = [
     "arrow",
@@ -22,8 +31,15 @@ __all__ = [
 ]
 
 
+#: An index into the pairs, the batch or the heads (below the count, checked in the body).
+_INDEX, _SHIFT = Integer(0, hint="such as 0"), Real(hint="such as 2.0")
+
+
+@constrained(
+    position=Real(hint="such as 3.0"), shift=_SHIFT, d_model=D_MODEL, pair=_INDEX, base=BASE
+)
 def shift_rotation(
-    ax,
+    ax: Axes,
     position: float,
     shift: float,
     d_model: int,
@@ -51,12 +67,9 @@ def shift_rotation(
     >>> plt.close(fig)
     """
     from sinpe import core
-    from sinpe._validation import check_count, check_d_model, check_real
 
-    position = check_real(position, "position", hint="a position such as 3.0")
-    shift = check_real(shift, "shift", hint="a shift such as 2.0")
-    d_model = check_d_model(d_model)
-    pair = check_count(pair, "pair", minimum=0, maximum=d_model // 2 - 1, hint="pair index")
+    if pair >= d_model // 2:
+        raise ValueError(f"pair must be below d_model / 2 = {d_model // 2}, got {pair}")
     omega = float(core.frequencies(d_model, base=base)[pair])
     steps = np.linspace(position, position + shift, 61)
     path = core.positional_encoding(steps, d_model, base=base)[:, 2 * pair : 2 * pair + 2]
@@ -98,11 +111,11 @@ def shift_rotation(
 
 
 def box(
-    ax,
+    ax: Axes,
     centre: tuple[float, float],
     text: str,
     *,
-    fill="white",
+    fill: str = "white",
     width: float = 8.0,
     height: float = 0.62,
 ) -> None:
@@ -124,7 +137,7 @@ def box(
     ax.text(*centre, text, ha="center", va="center", fontsize=MIN_FONT_SIZE)
 
 
-def arrow(ax, tail: tuple[float, float], head: tuple[float, float]) -> None:
+def arrow(ax: Axes, tail: tuple[float, float], head: tuple[float, float]) -> None:
     """An arrow of a block diagram, from ``tail`` to ``head`` (data units)."""
     ax.annotate(
         "",
@@ -134,7 +147,7 @@ def arrow(ax, tail: tuple[float, float], head: tuple[float, float]) -> None:
     )
 
 
-def encoder_layer_steps(layer) -> list[str]:
+def encoder_layer_steps(layer: nn.EncoderLayer) -> list[str]:
     """The steps of an :class:`sinpe.lab.nn.EncoderLayer`, input to output, one label each.
 
     Post-LN (the paper): attention, add & norm, feed-forward, add & norm. Pre-LN: norm,
@@ -149,7 +162,6 @@ def encoder_layer_steps(layer) -> list[str]:
     >>> diagrams.encoder_layer_steps(layer)[1:]
     ['add & norm', 'feed-forward 8 → 16 → 8, ReLU', 'add & norm']
     """
-    from sinpe._validation import check_instance
     from sinpe.lab import nn
 
     check_instance(layer, "layer", nn.EncoderLayer, hint="an nn.EncoderLayer")
@@ -159,13 +171,13 @@ def encoder_layer_steps(layer) -> list[str]:
     feed = f"feed-forward {d_model} → {d_ff} → {d_model}, {layer.activation.upper()}"
     feed = feed.replace("RELU", "ReLU")
     if layer.norm_first:
-        add = ["add"] if layer.residual else []
-        return ["norm", attention, *add, "norm", feed, *add]
+        adds = ["add"] if layer.residual else []
+        return ["norm", attention, *adds, "norm", feed, *adds]
     add = "add & " if layer.residual else ""
     return [attention, f"{add}norm", feed, f"{add}norm"]
 
 
-def encoder_layer(ax, layer) -> list[str]:
+def encoder_layer(ax: Axes, layer: nn.EncoderLayer) -> list[str]:
     """Draw the input of a Transformer and one encoder ``layer`` as a block diagram.
 
     From the bottom up: token ids, the embedding, the sum with the positional encoding
@@ -248,7 +260,7 @@ def encoder_layer(ax, layer) -> list[str]:
     return labels
 
 
-def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
+def _matrix(ax: Axes, values: np.ndarray, title: str, digits: int) -> None:
     """One small matrix as coloured cells with its numbers, no ticks."""
     image = ax.imshow(values, cmap=SEQUENTIAL, interpolation="nearest")
     low, high = float(values.min()), float(values.max())
@@ -272,7 +284,10 @@ def _matrix(ax, values: np.ndarray, title: str, digits: int) -> None:
     image.set_gid(title)
 
 
-def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, np.ndarray]:
+@constrained(sample=_INDEX, head=_INDEX)
+def attention_steps(
+    attention: nn.MultiHeadAttention, *, sample: int = 0, head: int = 0
+) -> dict[str, np.ndarray]:
     """What one head of ``attention`` computed in its last forward pass, step by step.
 
     ``sample`` and ``head`` pick the sequence and the head. Returns the layer's cached
@@ -291,7 +306,6 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     >>> steps["S"].shape, steps["AV"].shape, bool(np.allclose(steps["A"].sum(axis=1), 1))
     ((3, 3), (3, 2), True)
     """
-    from sinpe._validation import check_count, check_instance
     from sinpe.lab import nn
 
     check_instance(attention, "attention", nn.MultiHeadAttention, hint="an nn.MultiHeadAttention")
@@ -299,8 +313,9 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     if cache is None:
         raise ValueError("attention has not run forward yet; call it on an input first")
     batch, heads = cache.weights.shape[:2]
-    sample = check_count(sample, "sample", minimum=0, maximum=batch - 1, hint="batch index")
-    head = check_count(head, "head", minimum=0, maximum=heads - 1, hint="head index")
+    for name, index, count in (("sample", sample, batch), ("head", head, heads)):
+        if index >= count:
+            raise ValueError(f"{name} must be below {count} (the layer's cache), got {index}")
     weights = cache.weights[sample, head]
     values = cache.v[sample, head]
     return {
@@ -313,7 +328,10 @@ def attention_steps(attention, *, sample: int = 0, head: int = 0) -> dict[str, n
     }
 
 
-def attention_diagram(fig, attention, *, sample: int = 0, head: int = 0) -> dict:
+@constrained(sample=_INDEX, head=_INDEX)
+def attention_diagram(
+    fig: Figure, attention: nn.MultiHeadAttention, *, sample: int = 0, head: int = 0
+) -> dict[str, Axes]:
     """Draw one head of scaled dot-product attention as two matrix equations.
 
     Top row: ``Q`` times ``K^T`` gives the scores ``S`` (divided by the square root of

@@ -30,8 +30,10 @@ from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     FLAG,
     POSITIONS,
+    Condition,
     Integer,
     Optional,
+    Options,
     Real,
     check_entries,
     check_pair,
@@ -82,7 +84,7 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     >>> integer_features(np.pi / 2, 2).round(12).tolist()
     [1.0, 0.0, 0.0, -1.0]
     """
-    k, angles = n_frequencies, x
+    k, angles = n_frequencies, np.asarray(x)
     check_entries((angles.size, 2 * int(k)), what="the features")
     multiples = np.arange(1, int(k) + 1, dtype=np.float64)
     phases = angles[..., np.newaxis] * multiples  # (..., k)
@@ -115,7 +117,12 @@ def _linear_frequencies(count: int) -> np.ndarray:
     return np.array([float(1 + Fraction(k * span, count - 1)) for k in range(count)])
 
 
-@constrained(n_frequencies=_COUNT, include_input=Optional(FLAG), log_sampling=FLAG)
+@constrained(
+    n_frequencies=Integer(1, 1000, hint="such as 10 (NeRF's; beyond 1000, 2**k overflows)"),
+    convention=Options(*NERF_CONVENTIONS),
+    include_input=Optional(FLAG),
+    log_sampling=FLAG,
+)
 def nerf_encoding(
     x: npt.ArrayLike,
     n_frequencies: int,
@@ -175,16 +182,8 @@ def nerf_encoding(
     """
     points = _coordinates(x)
     count = n_frequencies
-    if convention not in NERF_CONVENTIONS:
-        raise ValueError(f"unknown convention {convention!r}; use 'paper' or 'official'")
     include = convention == "official" if include_input is None else include_input
     linear = not log_sampling
-    if count > 1000:
-        raise ValueError(
-            f"n_frequencies={count} gives frequencies up to 2**{count - 1}, beyond what "
-            f"float64 can multiply without overflow; NeRF uses 10 (position) and 4 "
-            f"(direction)"
-        )
     scales = 2.0 ** np.arange(count)  # (L,), exact powers of two
     if linear:
         scales = _linear_frequencies(count)  # same ends, evenly spaced
@@ -302,7 +301,16 @@ def psnr(prediction: npt.ArrayLike, target: npt.ArrayLike) -> float:
     return float("inf") if error == 0 else float(-10.0 * np.log10(error))
 
 
-@constrained(size=Integer(1, 480, hint="a divisor of 480 such as 96"))
+@constrained(
+    size=Integer(
+        1,
+        480,
+        hint="a divisor of 480 such as 96",
+        conditions=(
+            Condition("divide 480", lambda v: 480 % v == 0, "the crop is averaged in blocks", (7,)),
+        ),
+    )
+)
 def hopper_image(size: int = 96) -> np.ndarray:
     """Matplotlib's photograph of Grace Hopper: its central 480 x 480 pixels, averaged down.
 
@@ -315,10 +323,8 @@ def hopper_image(size: int = 96) -> np.ndarray:
     from matplotlib.image import imread
 
     side = size
-    if 480 % side:
-        raise ValueError(f"size must divide 480 (the crop is averaged in blocks), got {side}")
-    with cbook.get_sample_data("grace_hopper.jpg") as file:
-        photo = imread(file).astype(float) / 255
+    with cbook.get_sample_data("grace_hopper.jpg") as file:  # type: ignore[union-attr]  # a file
+        photo = imread(file).astype(float) / 255  # type: ignore[arg-type]  # a JPEG file
     square = photo[60:540, 16:496]  # the central 480 x 480 crop
     block = 480 // side
     return square.reshape(side, block, side, block, 3).mean(axis=(1, 3))

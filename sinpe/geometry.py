@@ -18,7 +18,6 @@ from sinpe._validation import (
     D_MODEL,
     POSITIONS,
     Integer,
-    check_count,
     check_entries,
     check_phases,
     check_real_array,
@@ -56,7 +55,7 @@ def dot_product_by_offset(
     [4.0, 3.5352559716, 3.5352559716]
     """
     with np.errstate(over="ignore"):
-        phases = offsets[..., np.newaxis] * frequencies(d_model, base=base)
+        phases = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base)
     check_phases(phases)
     return np.cos(phases).sum(axis=-1)
 
@@ -78,12 +77,16 @@ def distance_by_offset(
     0.9588510772
     """
     with np.errstate(over="ignore"):
-        half_angles = offsets[..., np.newaxis] * frequencies(d_model, base=base) / 2.0
+        half_angles = np.asarray(offsets)[..., np.newaxis] * frequencies(d_model, base=base) / 2
     check_phases(half_angles)
     return 2.0 * np.sqrt(np.sum(np.sin(half_angles) ** 2, axis=-1))
 
 
-@constrained(context=Integer(2, hint="such as 512"), d_model=D_MODEL, base=BASE)
+#: A window of positions.
+_CONTEXT = Integer(2, hint="such as 512")
+
+
+@constrained(context=_CONTEXT, d_model=D_MODEL, base=BASE)
 def nearest_distinct_position(
     context: int, d_model: int, *, base: float = 10000.0
 ) -> tuple[int, float]:
@@ -119,7 +122,7 @@ class Aliasing(NamedTuple):
     looks_like: int
 
 
-@constrained(far=Integer(hint="such as 64"), d_model=D_MODEL, base=BASE)
+@constrained(context=_CONTEXT, far=Integer(hint="such as 64"), d_model=D_MODEL, base=BASE)
 def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64) -> Aliasing:
     """How close can two *far-apart* positions get, within a window of ``context``?
 
@@ -148,7 +151,8 @@ def aliasing(context: int, d_model: int, *, base: float = 10000.0, far: int = 64
     >>> geometry.aliasing(65536, 128, base=10000.0).far_offset < 100   # no far look-alike
     True
     """
-    context = check_count(context, "context", minimum=far + 1, hint=f"greater than far = {far}")
+    if context <= far:
+        raise ValueError(f"context must be greater than far = {far}, got {context}")
     check_entries((context,), what="the offsets 1 .. context - 1")
     offsets = np.arange(1, int(context))
     distances = distance_by_offset(offsets, d_model, base=base)

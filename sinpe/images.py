@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from sinpe._precision import warn_if_unresolvable
 from sinpe._validation import (
     BASE,
     D_MODEL,
@@ -25,7 +26,6 @@ from sinpe._validation import (
     Options,
     check_entries,
     constrained,
-    warn_if_unresolvable,
 )
 from sinpe.core import positional_encoding
 
@@ -108,7 +108,7 @@ def sincos_2d(
             f"d_model must be a multiple of 4, got {total}: each half is made of "
             f"(sin, cos) pairs; pass e.g. {max(4, total - total % 4)} or {total - total % 4 + 4}"
         )
-    order, with_cls, out_dtype = first_half, cls_token, dtype
+    order, with_cls, out_dtype = first_half, cls_token, np.dtype(dtype)
     check_entries((rows * cols + with_cls, total), what="the embedding")
     half = total // 2
     # Each half is the 1-D table of one coordinate in the concat layout (all sines, then

@@ -22,6 +22,7 @@ from sinpe._validation import (
     POSITIONS,
     Integer,
     Options,
+    RealArray,
     check_pair,
     check_real_array,
     constrained,
@@ -110,7 +111,7 @@ FREQUENCY_RECIPES = ("rounded", "exp", "pow")
 _RECIPE = Options(*FREQUENCY_RECIPES)
 
 
-@constrained(d_model=D_MODEL, base=BASE, recipe=_RECIPE)
+@constrained(d_model=D_MODEL, base=BASE, recipe=_RECIPE, precision=Options(*COMPUTE_DTYPES[1:]))
 def low_precision_frequencies(
     d_model: int, precision: str, *, base: float = 10000.0, recipe: str = "rounded"
 ) -> np.ndarray:
@@ -142,8 +143,6 @@ def low_precision_frequencies(
     >>> numerics.low_precision_frequencies(4, "bfloat16", base=100.0).tolist()
     [1.0, 0.10009765625]
     """
-    if precision not in COMPUTE_DTYPES[1:]:
-        raise ValueError(f"precision must be one of {COMPUTE_DTYPES[1:]}, got {precision!r}")
     exact = frequencies(d_model, base=base)  # validates d_model and base
     compute = np.float32 if precision == "bfloat16" else np.dtype(precision).type
     store = to_bfloat16 if precision == "bfloat16" else (lambda x: np.asarray(x, compute))
@@ -189,7 +188,13 @@ def low_precision_bound(
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
 
 
-@constrained(positions=POSITIONS, recipe=_RECIPE, d_model=D_MODEL, base=BASE)
+@constrained(
+    positions=POSITIONS,
+    recipe=_RECIPE,
+    d_model=D_MODEL,
+    base=BASE,
+    precision=Options(*COMPUTE_DTYPES),
+)
 def computed_in(
     positions: npt.ArrayLike,
     d_model: int,
@@ -219,9 +224,7 @@ def computed_in(
     >>> bool(np.abs(half - sinpe.positional_encoding(2049, 8)).max() > 0.1)
     True
     """
-    if precision not in COMPUTE_DTYPES:
-        raise ValueError(f"precision must be one of {COMPUTE_DTYPES}, got {precision!r}")
-    where = positions  # and recipe, checked even where unused
+    where = np.asarray(positions)  # and recipe, checked even where unused
     if precision == "float64":
         return positional_encoding(where, d_model, base=base)
     angular = low_precision_frequencies(d_model, precision, base=base, recipe=recipe)
@@ -280,7 +283,7 @@ def reference_encoding(
             "sinpe.numerics.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
         ) from None
 
-    where, width = positions, d_model
+    where, width = np.asarray(positions), d_model
     out = np.empty((*where.shape, width))
     flat, result = where.reshape(-1), out.reshape(-1, width)
     with mpmath.workdps(digits):
@@ -296,7 +299,9 @@ def reference_encoding(
 
 
 @constrained(dtype=DTYPE)
-def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64) -> np.ndarray:
+def ulp_error(
+    approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype: npt.DTypeLike = np.float64
+) -> np.ndarray:
     """``|approximate - exact|`` in units of the last place of ``exact`` in ``dtype``.
 
     The unit is ``numpy.spacing(|exact|)`` in ``dtype`` (float64, float32 or
@@ -329,6 +334,7 @@ def ulp_error(approximate: npt.ArrayLike, exact: npt.ArrayLike, dtype=np.float64
     return ulps
 
 
+@constrained(phases=RealArray())
 def sincos(phases: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Deterministic ``(sin(phases), cos(phases))`` in float64, the same bits on every machine.
 
@@ -355,4 +361,4 @@ def sincos(phases: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     >>> sine.tolist()
     [0.0, 1.0, -0.8522008497671888]
     """
-    return _trig.sincos(check_real_array(phases, name="phases"))
+    return _trig.sincos(phases)

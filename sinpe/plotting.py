@@ -15,12 +15,20 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+
+from sinpe._validation import FLAG, Integer, constrained
 
 try:
     import matplotlib as mpl
     import matplotlib.pyplot as plt
+    from cycler import cycler
+    from matplotlib.animation import Animation
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
 except ModuleNotFoundError:
     raise ModuleNotFoundError(
         "sinpe.plotting needs matplotlib: pip install 'sinpe[plot]'"
@@ -74,7 +82,7 @@ NARROW_KEY = "sinpe_narrow"
 #: Key of the figure's smallest font size (points) in the same metadata.
 FONT_KEY = "sinpe_font_pt"
 
-_RC = {
+_RC: dict[Any, Any] = {
     "figure.dpi": 100,
     "savefig.dpi": 200,
     "figure.figsize": (7.0, 3.6),
@@ -90,7 +98,7 @@ _RC = {
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.prop_cycle": mpl.cycler(color=COLORS),
+    "axes.prop_cycle": cycler(color=COLORS),
     "lines.linewidth": 1.8,
     "image.cmap": SEQUENTIAL,
     "legend.frameon": False,
@@ -134,7 +142,7 @@ def _retina_inline_figures() -> None:
     png.for_type(mpl.figure.Figure, lambda fig: _with_narrow(drawn(fig), fig))
 
 
-def _with_narrow(drawn, fig):
+def _with_narrow(drawn: tuple[Any, dict] | None, fig: Figure) -> tuple[Any, dict] | None:
     """IPython's retina PNG of ``fig``, its phone variant and smallest font in the metadata."""
     if drawn is None:
         return None
@@ -146,7 +154,7 @@ def _with_narrow(drawn, fig):
     return data, metadata
 
 
-def _smallest_font(fig) -> float:
+def _smallest_font(fig: Figure) -> float:
     """The smallest font size (points) of any visible, non-empty text of ``fig``."""
     sizes = [
         text.get_fontsize()
@@ -156,7 +164,7 @@ def _smallest_font(fig) -> float:
     return float(min(sizes, default=MIN_FONT_SIZE))
 
 
-def _grid_axes(fig):
+def _grid_axes(fig: Figure) -> list[tuple[Axes, int, int]] | None:
     """The axes of ``fig`` with their (row, column) in one grid, or None (several grids or
     spanning axes); colour bars follow their axes.
     """
@@ -172,7 +180,7 @@ def _grid_axes(fig):
     return placed if len(grids) == 1 else None
 
 
-def narrow_png(fig) -> dict | None:
+def narrow_png(fig: Figure) -> dict | None:
     """The phone variant of a figure wider than :data:`NARROW_ABOVE` inches, as a 2x PNG.
 
     The same figure redrawn :data:`NARROW_WIDTH` inches wide, its text the same size:
@@ -213,7 +221,7 @@ def narrow_png(fig) -> dict | None:
     shown_left = {ax: ax.yaxis.get_tick_params()["labelleft"] for ax in specs}
     new_height = height
     if placed:
-        rows, columns = placed[0][0].get_subplotspec().get_gridspec().get_geometry()
+        rows, columns = placed[0][0].get_subplotspec().get_gridspec().get_geometry()  # type: ignore[union-attr]  # placed axes have one
         count = len(placed)
         if columns > 1:
             wanted = wanted or ((count, 1) if count <= 3 else (-(-count // 2), 2))
@@ -249,14 +257,14 @@ def narrow_png(fig) -> dict | None:
             title.set_wrap(wrap)
         fig.set_size_inches(width, height)
         for ax, spec in specs.items():
-            ax.set_subplotspec(spec)
+            ax.set_subplotspec(spec)  # type: ignore[arg-type]  # spec of a placed axes
             ax.yaxis.set_tick_params(labelleft=shown_left[ax])
 
 
-def _turn_crowded_tick_labels(fig) -> dict:
+def _turn_crowded_tick_labels(fig: Figure) -> dict:
     """Turn upright overlapping x tick labels; returns {label: its former rotation}."""
     fig.canvas.draw()  # lays the figure out at its present size
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas has one
     turned = {}
     for ax in fig.axes:
         labels = [label for label in ax.get_xticklabels() if label.get_text().strip()]
@@ -271,21 +279,21 @@ def _turn_crowded_tick_labels(fig) -> dict:
     return turned
 
 
-def _legends_in_one_column(fig) -> dict:
+def _legends_in_one_column(fig: Figure) -> dict:
     """Swap each figure legend outside the axes that is wider than the figure for a
     one-column one; returns {new legend: the one it stands in for}.
     """
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # the Agg canvas has one
     swapped = {}
     for legend in list(fig.legends):
         side = getattr(legend, "_outside_loc", None)
-        if side not in ("upper", "lower") or legend._ncols == 1:
+        if side not in ("upper", "lower") or legend._ncols == 1:  # type: ignore[attr-defined]  # no public getter
             continue
         if legend.get_window_extent(renderer).width <= fig.bbox.width:
             continue
         fig.legends.remove(legend)
         labels = [text.get_text() for text in legend.texts]
-        one = fig.legend(
+        one = fig.legend(  # type: ignore[call-overload]  # handles as the legend had them
             list(legend.legend_handles),
             labels,
             loc=f"outside {side} center",
@@ -296,7 +304,7 @@ def _legends_in_one_column(fig) -> dict:
     return swapped
 
 
-def _png(fig) -> dict:
+def _png(fig: Figure) -> dict:
     """``fig`` as a 2x PNG cropped to its content, as :func:`narrow_png` returns it."""
     from PIL import Image
 
@@ -319,8 +327,8 @@ def figure(
     width: float = 7.0,
     height: float = 3.6,
     narrow: tuple[int, int] | Callable[[], object] | None = None,
-    **kwargs,
-):
+    **kwargs: Any,
+) -> tuple[Figure, Any]:
     """A styled figure with ``nrows x ncols`` axes, in constrained layout.
 
     Calls :func:`style`, then ``matplotlib.pyplot.subplots(..., layout="constrained",
@@ -356,19 +364,19 @@ def figure(
         nrows, ncols, figsize=(width, height), layout="constrained", squeeze=True, **kwargs
     )
     if narrow is not None:
-        fig.sinpe_narrow = narrow if callable(narrow) else tuple(narrow)
+        vars(fig)["sinpe_narrow"] = narrow if callable(narrow) else tuple(narrow)
     return fig, axes
 
 
 def heatmap(
-    ax,
+    ax: Axes,
     values: np.ndarray,
     *,
     extent: Sequence[float],
     colorbar_label: str,
     vmin: float | None = None,
     vmax: float | None = None,
-):
+) -> AxesImage:
     """Draw 2-d ``values`` in ``ax`` with the book's colour map and a labelled colour bar.
 
     Row 0 at the bottom (``origin="lower"``), no interpolation, filling ``extent =
@@ -392,7 +400,7 @@ def heatmap(
         values,
         origin="lower",
         aspect="auto",
-        extent=tuple(extent),
+        extent=(extent[0], extent[1], extent[2], extent[3]),
         cmap=SEQUENTIAL,
         vmin=vmin,
         vmax=vmax,
@@ -404,7 +412,7 @@ def heatmap(
     return image
 
 
-def unit_circle(ax, *, horizontal: str, vertical: str) -> None:
+def unit_circle(ax: Axes, *, horizontal: str, vertical: str) -> None:
     """Draw the unit circle in ``ax`` for 'clock hand' plots: labelled axes, equal aspect.
 
     Examples
@@ -447,8 +455,17 @@ input[type=range].anim-slider { max-width: 100%; }
 </style>"""
 
 
+@constrained(
+    width=Integer(hint="such as 700"), colors=Integer(2, 256, hint="such as 64"), autoplay=FLAG
+)
 def animation_html(
-    animation, *, name: str, alt: str, width: int = 700, colors: int = 64, autoplay: bool = True
+    animation: Animation,
+    *,
+    name: str,
+    alt: str,
+    width: int = 700,
+    colors: int = 64,
+    autoplay: bool = True,
 ) -> str:
     """An animation as self-contained, reproducible HTML for a static page.
 
@@ -482,17 +499,10 @@ def animation_html(
     >>> "_anim_imgdemo" in html, 'alt="a line tilting up"' in html, "font-awesome" in html
     (True, True, False)
     """
-    from sinpe._validation import check_count, check_flag
-
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be a short identifier such as 'clock', got {name!r}")
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("alt must describe what the animation shows, got an empty text")
-    width = check_count(width, "width")
-    colors = check_count(colors, "colors")
-    if not 2 <= colors <= 256:
-        raise ValueError(f"colors must be between 2 and 256, got {colors}")
-    autoplay = check_flag(autoplay, "autoplay")
     from PIL import Image
 
     html = animation.to_jshtml(default_mode="loop")
@@ -505,7 +515,7 @@ def animation_html(
         return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
     html = re.sub(r"data:image/png;base64,([\w+/=\\\n]+)", palette, html)
-    uid = re.search(r"_anim_img(\w+)", html)[1]  # random in every run
+    uid = re.findall(r"_anim_img(\w+)", html)[0]  # random in every run
     html = html.replace(uid, name)
     safe_alt = alt.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     html = html.replace(

@@ -20,7 +20,6 @@ NumPy only.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import numpy.typing as npt
@@ -31,11 +30,11 @@ from sinpe._validation import (
     BASE,
     D_MODEL,
     POSITIONS,
+    Condition,
     Integer,
+    Optional,
     Options,
     Real,
-    check_choice,
-    check_count,
     check_finite_entries,
     check_float_array,
     check_phases,
@@ -65,40 +64,39 @@ SCALING_METHODS = ("interpolation", "ntk", "yarn")
 YARN_RAMPS = ("released", "paper")
 
 
-class _Factor(Real):
-    """How many times longer the context is: a finite real >= 1."""
-
-    def __init__(self) -> None:
-        super().__init__(1.0, hint="e.g. 8.0")
-
-    def __call__(self, factor: object, name: str = "factor") -> float:
-        if isinstance(factor, bool | np.bool_) or not isinstance(factor, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {factor!r}; pass e.g. 8.0")
-        value = float(factor)
-        if not math.isfinite(value) or value < 1:
-            raise ValueError(
-                f"{name} must be finite and >= 1 (how many times longer the context is), "
-                f"got {factor!r}"
-            )
-        return value
+#: How many times longer the context is.
+_FACTOR = Real(1.0, hint="e.g. 8.0 (how many times longer the context is)")
+#: A RoPE layout, returned by its canonical name (``"half"`` is ``"concat"``).
+_LAYOUT = Options(*ROPE_LAYOUTS, aliases=LAYOUT_ALIASES)
+#: A factor of Llama 3's blend, or a bound of YaRN's ramp (in turns).
+_POSITIVE = Real(0.0, closed="neither", hint="e.g. 1.0")
 
 
-class _RopeLayout(Options):
-    """A RoPE layout, returned by its canonical name (``"half"`` is ``"concat"``)."""
+#: How many entries of a head turn: whole pairs, at least one.
+_ROTARY_DIM = Integer(
+    2,
+    hint="even, such as the head width (every entry) or a quarter of it (GPT-NeoX)",
+    conditions=(
+        Condition(
+            "be even",
+            lambda v: v % 2 == 0,
+            lambda v: f"entries are rotated in pairs; use {v - 1} or {v + 1}",
+            refused=(3,),
+        ),
+    ),
+)
 
-    def __init__(self) -> None:
-        super().__init__(*ROPE_LAYOUTS, *LAYOUT_ALIASES)
 
-    def __call__(self, layout: object, name: str = "layout") -> str:
-        if isinstance(layout, str) and layout in LAYOUT_ALIASES:
-            return LAYOUT_ALIASES[layout]
-        return check_choice(layout, name, ROPE_LAYOUTS)
-
-
-_FACTOR, _LAYOUT = _Factor(), _RopeLayout()
-
-
-@constrained(d_model=D_MODEL, base=BASE, factor=_FACTOR)
+@constrained(
+    d_model=D_MODEL,
+    base=BASE,
+    factor=_FACTOR,
+    method=Options(*SCALING_METHODS),
+    original_length=Integer(hint="such as 4096"),
+    alpha=Real(0.0, hint="e.g. 1.0 (YaRN's)"),
+    beta=_POSITIVE,
+    ramp=Optional(Options(*YARN_RAMPS)),
+)
 def scaled_frequencies(
     d_model: int,
     factor: float,
@@ -171,9 +169,7 @@ def scaled_frequencies(
     paper [3.48, 4.0, 4.0, 4.0]
     """
     width, constant, scale = d_model, base, factor
-    if method not in SCALING_METHODS:
-        raise ValueError(f"unknown method {method!r}; use one of {SCALING_METHODS}")
-    form = "released" if ramp is None else check_choice(ramp, "ramp", YARN_RAMPS)
+    form = ramp or "released"
     if ramp is not None and method != "yarn":
         raise ValueError(
             f"ramp={ramp!r} is YaRN's option, but method={method!r} has no ramp; "
@@ -195,9 +191,8 @@ def scaled_frequencies(
                 f"pass a factor of at most the context length ratio, such as 8.0"
             )
         return frequencies(width, base=stretched)
-    if not (0 <= alpha < beta) or not math.isfinite(beta):
-        raise ValueError(f"YaRN needs 0 <= alpha < beta (finite), got {alpha!r}, {beta!r}")
-    original_length = check_count(original_length, "original_length", hint="such as 4096")
+    if not alpha < beta:
+        raise ValueError(f"YaRN needs 0 <= alpha < beta, got {alpha!r}, {beta!r}")
     theta = frequencies(width, base=constant)
     if form == "paper":
         ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
@@ -212,6 +207,8 @@ def scaled_frequencies(
     base=BASE,
     factor=_FACTOR,
     original_length=Integer(hint="such as 8192"),
+    low_freq_factor=_POSITIVE,
+    high_freq_factor=_POSITIVE,
 )
 def llama3_frequencies(
     d_model: int,
@@ -242,8 +239,8 @@ def llama3_frequencies(
     ([1.0, 1.0, 1.0], 8.0)
     """
     width, constant, scale, length = d_model, base, factor, original_length
-    low, high = float(low_freq_factor), float(high_freq_factor)
-    if not (0 < low < high) or not math.isfinite(high):
+    low, high = low_freq_factor, high_freq_factor
+    if not low < high:
         raise ValueError(
             f"Llama 3 needs 0 < low_freq_factor < high_freq_factor (finite), got "
             f"{low_freq_factor!r}, {high_freq_factor!r}; Llama 3.1 uses 1.0 and 4.0"
@@ -303,30 +300,7 @@ def yarn_temperature(factor: float) -> float:
     return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
-def _check_rope_layout(layout: object, name: str = "layout") -> str:
-    """The layout's canonical name (``"half"`` is ``"concat"``), checked by _validation."""
-    return _LAYOUT(layout, name)
-
-
 _ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
-
-
-def _check_rotary_dim(rotary_dim: object, head_width: int) -> int:
-    """``rotary_dim`` as an int: even, ``2 <= rotary_dim <= head_width``."""
-    count = check_count(
-        rotary_dim,
-        "rotary_dim",
-        minimum=2,
-        maximum=head_width,
-        hint=f"such as {head_width} (every entry) or {2 * (head_width // 8) or 2} "
-        f"(GPT-NeoX's rotary_pct = 0.25)",
-    )
-    if count % 2:
-        raise ValueError(
-            f"rotary_dim must be even (entries are rotated in pairs), got {count}; "
-            f"use {count - 1} or {min(count + 1, head_width)}"
-        )
-    return count
 
 
 def _rope_positions(where: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -357,7 +331,7 @@ def _rope_positions(where: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     ) from None
 
 
-@constrained(layout=_LAYOUT, positions=POSITIONS, base=BASE)
+@constrained(layout=_LAYOUT, positions=POSITIONS, base=BASE, rotary_dim=Optional(_ROTARY_DIM))
 def apply_rope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
@@ -429,8 +403,10 @@ def apply_rope(
             f"got shape {vectors.shape}"
         )
     head_width = vectors.shape[-1]
-    width = head_width if rotary_dim is None else _check_rotary_dim(rotary_dim, head_width)
-    where = _rope_positions(positions, vectors.shape)
+    width = head_width if rotary_dim is None else rotary_dim
+    if width > head_width:
+        raise ValueError(f"rotary_dim must be at most the head width {head_width}, got {width}")
+    where = _rope_positions(np.asarray(positions), vectors.shape)
     if frequencies is None:
         theta = _ladder(width, base=base)
     else:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_hostile import CASES, Case, _finite
+from test_hostile import CASES, Case, _entry, _finite
 
 from sinpe import PrecisionWarning, core, fourier, geometry
 from sinpe._validation import (
@@ -63,8 +63,11 @@ NARROWED = {
     "sinpe.numerics.low_precision_bound": ("base", "finite in float32 too"),
     "sinpe.numerics.computed_in": ("base", "finite in the precision too"),
     "sinpe.symbolic.frequency": ("index", "its range is 0 .. d_model / 2 - 1"),
+    "sinpe.geometry.aliasing": ("context must be greater than far", "far is another argument"),
+    "sinpe.rope.llama3_frequencies": ("Llama 3 needs", "0 < low_freq_factor < high_freq_factor"),
+    "sinpe.rope.scaled_frequencies": ("YaRN needs", "0 <= alpha < beta"),
     "sinpe.lab.nn.MultiHeadAttention": (
-        ("d_model", "frequencies must have shape"),
+        ("d_model", "frequencies must have shape", "RoPE rotates pairs of entries"),
         "n_heads must divide it; given frequencies fix the head width d_model / n_heads",
     ),
     "sinpe.lab.nn.EncoderLayer": ("d_model", "n_heads must divide it"),
@@ -90,11 +93,6 @@ EXEMPT: dict[tuple[str, str], str] = {
         "sinusoidal_encoding",
     )
 }
-
-
-def _entry(call: Callable[..., Any]) -> Callable[..., Any]:
-    """What checks a callable's arguments: the function, or a class's ``__init__``."""
-    return call.__init__ if inspect.isclass(call) else call
 
 
 def declared() -> list[tuple[str, str, Constraint]]:
@@ -223,7 +221,7 @@ def test_an_undeclared_shared_argument_is_found():
 )
 def test_declared_boundaries(name, argument, rule):
     case = CASES[name]
-    problems = violations(case.call, case.make, argument, rule, case.allowed, case.infinite_ok)
+    problems = violations(case.call, case.kwargs, argument, rule, case.allowed, case.infinite_ok)
     if name in NARROWED:
         starts = NARROWED[name][0]
         narrowed = [f"raised ValueError: {start}" for start in np.atleast_1d(starts)]
@@ -262,7 +260,7 @@ def test_each_rule_refuses_what_it_lists_and_accepts_its_bounds(rule):
 def test_a_loose_bound_is_caught():
     """A mutated rule: ``length`` declared from -1 instead of 0 lets -1 reach NumPy."""
     loose = constrained(length=Integer(-1))(core.table.__wrapped__)
-    problems = violations(loose, CASES["sinpe.core.table"].make, "length", Integer(-1))
+    problems = violations(loose, CASES["sinpe.core.table"].kwargs, "length", Integer(-1))
     assert any(p.startswith("accepted low -1") for p in problems), problems
 
 
@@ -274,22 +272,22 @@ def test_a_bound_off_by_one_is_caught():
     mutated = {**rules, "context": Integer(1, hint="such as 512")}
     loose = constrained(**mutated)(geometry.nearest_distinct_position.__wrapped__)
     case = CASES["sinpe.geometry.nearest_distinct_position"]
-    problems = violations(loose, case.make, "context", mutated["context"])
+    problems = violations(loose, case.kwargs, "context", mutated["context"])
     assert any(p.startswith("accepted low 1") for p in problems), problems
-    assert not violations(case.call, case.make, "context", rules["context"])
+    assert not violations(case.call, case.kwargs, "context", rules["context"])
 
 
 def test_an_odd_width_declared_where_the_formula_needs_pairs_is_caught():
     loose = constrained(d_model=Width(even=False))(core.positional_encoding.__wrapped__)
     case = CASES["sinpe.core.positional_encoding"]
-    problems = violations(loose, case.make, "d_model", Width(even=False))
+    problems = violations(loose, case.kwargs, "d_model", Width(even=False))
     assert any(p.startswith("accepted low 1") for p in problems), problems
 
 
 def test_a_function_that_skips_its_check_is_caught():
     """Declared but not applied: the rule is attached without ``constrained``."""
     unchecked = core.table.__wrapped__
-    problems = violations(unchecked, CASES["sinpe.core.table"].make, "length", Integer(0))
+    problems = violations(unchecked, CASES["sinpe.core.table"].kwargs, "length", Integer(0))
     assert any("was accepted" in p for p in problems), problems
     assert any("lacks the name" in p for p in problems), problems
 
@@ -311,7 +309,9 @@ def test_the_base_domain_keeps_every_frequency_in_float64(base, width):
 def test_below_the_base_domain_a_wide_encoding_would_overflow():
     subnormal = float(np.nextafter(MIN_BASE, 0.0)) / 2**40
     assert core._nearest_power(subnormal, -1998, 2000) == np.inf  # why the bound is there
-    with pytest.raises(ValueError, match=r"base must be at least 2\*\*-1022.*outside float64"):
+    with pytest.raises(
+        ValueError, match=r"base must be a finite number >= 2\*\*-1022.*outside float64"
+    ):
         core.frequencies(4, base=subnormal)
 
 

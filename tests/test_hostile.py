@@ -132,12 +132,26 @@ def _checkpoint() -> Path:
     return path
 
 
+def _entry(call: Callable[..., Any]) -> Callable[..., Any]:
+    """What checks a callable's arguments: the function, or a class's ``__init__``."""
+    return call.__init__ if inspect.isclass(call) else call
+
+
+def typical(call: Callable[..., Any]) -> dict[str, Any]:
+    """A valid value of every argument ``call`` declares: its rule's typical accepted
+    value (the first of ``rule.accepted()``), built afresh."""
+    rules = getattr(_entry(call), "constraints", {})
+    return {name: rule.accepted()[0][1] for name, rule in rules.items() if rule.accepted()}
+
+
 @dataclass
 class Case:
-    """How to call one function: ``make()`` returns valid keyword arguments."""
+    """How to call one function: its declared arguments take their rules' typical values
+    (:func:`typical`); ``make()`` returns the others (arrays, models, and a value whose
+    range another argument narrows), as valid keyword arguments."""
 
     call: Callable[..., Any]
-    make: Callable[[], dict[str, Any]]
+    make: Callable[[], dict[str, Any]] = dict
     # Arguments that may be poisoned (default: all of them). Objects such as
     # random generators, models and callables are left alone: they are not data.
     poison: tuple[str, ...] | None = None
@@ -147,8 +161,12 @@ class Case:
     # The result may hold -inf / inf by design (an additive attention mask).
     infinite_ok: bool = False
 
+    def kwargs(self) -> dict[str, Any]:
+        """Valid keyword arguments: the declared ones' typical values, then ``make()``."""
+        return {**typical(self.call), **self.make()}
+
     def params(self) -> tuple[str, ...]:
-        return self.poison if self.poison is not None else tuple(self.make())
+        return self.poison if self.poison is not None else tuple(self.kwargs())
 
 
 def _rng():
@@ -181,103 +199,54 @@ IL = "interleaved"
 CASES: dict[str, Case] = {
     # sinpe.core
     "sinpe.core.add_positional_encoding": Case(
-        core.add_positional_encoding,
-        lambda: dict(embeddings=np.ones((3, 4)), base=1e4, scale=True, start=0),
+        core.add_positional_encoding, lambda: dict(embeddings=np.ones((3, 4)))
     ),
-    "sinpe.core.component": Case(
-        core.component,
-        lambda: dict(positions=_pos(), index=0, d_model=4, base=1e4, first_index=0),
-    ),
-    "sinpe.core.convert_layout": Case(
-        core.convert_layout,
-        lambda: dict(table=np.ones((3, 4)), source=IL, target="concat"),
-    ),
-    "sinpe.core.frequencies": Case(core.frequencies, lambda: dict(d_model=4, base=1e4)),
-    "sinpe.core.layout_permutation": Case(
-        core.layout_permutation, lambda: dict(d_model=4, source=IL, target="concat")
-    ),
-    "sinpe.core.positional_encoding": Case(
-        core.positional_encoding,
-        lambda: dict(positions=_pos(), d_model=4, base=1e4, layout=IL, dtype=F64),
-    ),
-    "sinpe.core.shift_matrix": Case(
-        core.shift_matrix, lambda: dict(k=1.0, d_model=4, base=1e4, layout=IL)
-    ),
-    "sinpe.core.table": Case(
-        core.table,
-        lambda: dict(length=3, d_model=4, base=1e4, start=0.0, layout=IL, dtype=F64),
-    ),
-    "sinpe.core.wavelengths": Case(core.wavelengths, lambda: dict(d_model=4, base=1e4)),
+    # A scalar given by hand has a range another argument narrows (d_model here).
+    "sinpe.core.component": Case(core.component, lambda: dict(index=0)),
+    "sinpe.core.convert_layout": Case(core.convert_layout, lambda: dict(table=np.ones((3, 4)))),
+    "sinpe.core.frequencies": Case(core.frequencies),
+    "sinpe.core.layout_permutation": Case(core.layout_permutation),
+    "sinpe.core.positional_encoding": Case(core.positional_encoding),
+    "sinpe.core.shift_matrix": Case(core.shift_matrix),
+    "sinpe.core.table": Case(core.table),
+    "sinpe.core.wavelengths": Case(core.wavelengths),
     # sinpe.conventions
     "sinpe.conventions.encode": Case(
+        # min_timescale is tensor2tensor's alone
         conventions.encode,
-        lambda: dict(
-            positions=_pos(),
-            d_model=4,
-            convention="tensor2tensor",
-            base=1e4,
-            padding_idx=1,
-            dtype=F64,
-            min_timescale=1.0,
-        ),
+        lambda: dict(convention="tensor2tensor", min_timescale=1.0),
     ),
     "sinpe.conventions.fairseq_embedding": Case(
-        conventions.fairseq_embedding,
-        lambda: dict(tokens=np.array([[5, 6, 1]]), d_model=4, padding_idx=1, base=1e4),
+        conventions.fairseq_embedding, lambda: dict(tokens=np.array([[5, 6, 1]]))
     ),
     "sinpe.conventions.fairseq_positions": Case(
-        conventions.fairseq_positions, lambda: dict(tokens=np.array([[5, 6, 1]]), padding_idx=1)
+        conventions.fairseq_positions, lambda: dict(tokens=np.array([[5, 6, 1]]))
     ),
     # sinpe.geometry, sinpe.numerics, sinpe.binary
-    "sinpe.geometry.aliasing": Case(
-        geometry.aliasing, lambda: dict(context=16, d_model=4, base=1e4, far=4)
-    ),
-    "sinpe.binary.binary_encoding": Case(
-        binary.binary_encoding, lambda: dict(positions=_pos(), n_bits=4)
-    ),
-    "sinpe.numerics.computed_in": Case(
-        numerics.computed_in,
-        lambda: dict(positions=_pos(), d_model=4, precision="float32", base=1e4, recipe="rounded"),
-    ),
+    "sinpe.geometry.aliasing": Case(geometry.aliasing, lambda: dict(context=16)),  # > far
+    "sinpe.binary.binary_encoding": Case(binary.binary_encoding, lambda: dict(positions=_pos())),
+    "sinpe.numerics.computed_in": Case(numerics.computed_in),
     "sinpe.numerics.correct_digits": Case(
         numerics.correct_digits,
         lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3)),
     ),
-    "sinpe.geometry.dimension_ranges": Case(
-        geometry.dimension_ranges, lambda: dict(context=16, d_model=4, base=1e4)
-    ),
-    "sinpe.geometry.distance_by_offset": Case(
-        geometry.distance_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
-    ),
-    "sinpe.geometry.dot_product_by_offset": Case(
-        geometry.dot_product_by_offset, lambda: dict(offsets=_pos(), d_model=4, base=1e4)
-    ),
+    "sinpe.geometry.dimension_ranges": Case(geometry.dimension_ranges),
+    "sinpe.geometry.distance_by_offset": Case(geometry.distance_by_offset),
+    "sinpe.geometry.dot_product_by_offset": Case(geometry.dot_product_by_offset),
     "sinpe.geometry.linear_map_residual": Case(
         geometry.linear_map_residual,
         lambda: dict(inputs=_matrix(), targets=_matrix(6, 2, seed=1)),
     ),
-    "sinpe.numerics.low_precision_bound": Case(
-        numerics.low_precision_bound,
-        lambda: dict(positions=_pos(), d_model=4, base=1e4, recipe="rounded"),
-    ),
-    "sinpe.numerics.low_precision_frequencies": Case(
-        numerics.low_precision_frequencies,
-        lambda: dict(d_model=4, precision="float16", base=1e4, recipe="rounded"),
-    ),
-    "sinpe.geometry.nearest_distinct_position": Case(
-        geometry.nearest_distinct_position, lambda: dict(context=16, d_model=4, base=1e4)
-    ),
+    "sinpe.numerics.low_precision_bound": Case(numerics.low_precision_bound),
+    "sinpe.numerics.low_precision_frequencies": Case(numerics.low_precision_frequencies),
+    "sinpe.geometry.nearest_distinct_position": Case(geometry.nearest_distinct_position),
     "sinpe.geometry.principal_plane": Case(
         geometry.principal_plane, lambda: dict(vectors=_matrix())
     ),
-    "sinpe.numerics.reference_encoding": Case(
-        numerics.reference_encoding,
-        lambda: dict(positions=_pos(), d_model=4, base=1e4, digits=20),
-    ),
+    "sinpe.numerics.reference_encoding": Case(numerics.reference_encoding),
     "sinpe.numerics.to_bfloat16": Case(numerics.to_bfloat16, lambda: dict(values=np.ones(3))),
     "sinpe.numerics.ulp_error": Case(
-        numerics.ulp_error,
-        lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3), dtype=F64),
+        numerics.ulp_error, lambda: dict(approximate=np.full(3, 1.001), exact=np.ones(3))
     ),
     # sinpe.fourier
     "sinpe.fourier.gaussian_features": Case(
@@ -285,26 +254,13 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.fourier.gaussian_matrix": Case(
         fourier.gaussian_matrix,
-        lambda: dict(n_features=3, n_coords=2, sigma=1.0, rng=_rng()),
+        lambda: dict(rng=_rng()),
         poison=("n_features", "n_coords", "sigma"),
     ),
-    "sinpe.fourier.integer_features": Case(
-        fourier.integer_features, lambda: dict(x=np.linspace(0, 1, 5), n_frequencies=3)
-    ),
-    "sinpe.fourier.log_spaced_matrix": Case(
-        fourier.log_spaced_matrix, lambda: dict(n_per_axis=3, n_coords=2, scale=10.0)
-    ),
-    "sinpe.fourier.nerf_encoding": Case(
-        fourier.nerf_encoding,
-        lambda: dict(
-            x=_matrix(5, 2),
-            n_frequencies=3,
-            convention="paper",
-            include_input=None,
-            log_sampling=True,
-        ),
-    ),
-    "sinpe.fourier.hopper_image": Case(fourier.hopper_image, lambda: dict(size=48)),
+    "sinpe.fourier.integer_features": Case(fourier.integer_features),
+    "sinpe.fourier.log_spaced_matrix": Case(fourier.log_spaced_matrix),
+    "sinpe.fourier.nerf_encoding": Case(fourier.nerf_encoding, lambda: dict(x=_matrix(5, 2))),
+    "sinpe.fourier.hopper_image": Case(fourier.hopper_image),
     "sinpe.fourier.interpolation_split": Case(
         fourier.interpolation_split, lambda: dict(image=_matrix(4, 4))
     ),
@@ -314,60 +270,27 @@ CASES: dict[str, Case] = {
             train_features=_matrix(6, 3),
             train_targets=_matrix(6, 2, seed=1),
             test_features=_matrix(2, 3, seed=2),
-            ridge=1e-3,
         ),
     ),
     "sinpe.fourier.psnr": Case(
         fourier.psnr, lambda: dict(prediction=np.full(4, 0.5), target=np.full(4, 0.25))
     ),
     # sinpe.images
-    "sinpe.images.sincos_2d": Case(
-        images.sincos_2d,
-        lambda: dict(
-            height=3,
-            width=4,
-            d_model=8,
-            base=1e4,
-            first_half="column",
-            cls_token=False,
-            dtype=F64,
-        ),
-    ),
+    "sinpe.images.sincos_2d": Case(images.sincos_2d),
     # sinpe.rope
-    "sinpe.rope.apply_rope": Case(
-        rope.apply_rope,
-        lambda: dict(
-            x=_matrix(4, 4), positions=_pos(), base=1e4, layout=IL, frequencies=None, rotary_dim=4
-        ),
-    ),
+    "sinpe.rope.apply_rope": Case(rope.apply_rope, lambda: dict(x=_matrix(4, 4), frequencies=None)),
     "sinpe.rope.convert_qk_weight": Case(
-        rope.convert_qk_weight,
-        lambda: dict(weight=_matrix(8, 8), n_heads=2, source=IL, target="half"),
+        rope.convert_qk_weight, lambda: dict(weight=_matrix(8, 8))
     ),
     "sinpe.rope.rope_permutation": Case(rope.rope_permutation, lambda: dict(head_width=4)),
+    # the method that reads every option (the first, "interpolation", reads two); beta > alpha
     "sinpe.rope.scaled_frequencies": Case(
-        rope.scaled_frequencies,
-        lambda: dict(
-            d_model=8,
-            factor=2.0,
-            method="yarn",
-            base=1e4,
-            original_length=2048,
-            alpha=1.0,
-            beta=32.0,
-        ),
+        rope.scaled_frequencies, lambda: dict(method="yarn", beta=32.0)
     ),
-    "sinpe.rope.yarn_temperature": Case(rope.yarn_temperature, lambda: dict(factor=2.0)),
+    "sinpe.rope.yarn_temperature": Case(rope.yarn_temperature),
     "sinpe.rope.llama3_frequencies": Case(
         rope.llama3_frequencies,
-        lambda: dict(
-            d_model=8,
-            factor=8.0,
-            base=5e5,
-            low_freq_factor=1.0,
-            high_freq_factor=4.0,
-            original_length=8192,
-        ),
+        lambda: dict(high_freq_factor=4.0),  # > low_freq_factor
     ),
     # sinpe.checkpoint.files, .tensors and .cli: a small checkpoint written for each call
     "sinpe.checkpoint.files.open_tensors": Case(
@@ -384,8 +307,8 @@ CASES: dict[str, Case] = {
         cli.inspect_file, lambda: dict(path=str(_checkpoint()), key="wpe.weight")
     ),
     # sinpe.alibi
-    "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias, lambda: dict(n_heads=4, length=3)),
-    "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes, lambda: dict(n_heads=4)),
+    "sinpe.alibi.alibi_bias": Case(alibi.alibi_bias),
+    "sinpe.alibi.alibi_slopes": Case(alibi.alibi_slopes),
     # sinpe.checkpoint.tables
     "sinpe.checkpoint.tables.buggy_table": Case(
         tables.buggy_table,
@@ -399,10 +322,7 @@ CASES: dict[str, Case] = {
     ),
     # sinpe.claims
     "sinpe.claims.judge": Case(
-        claims.judge,
-        lambda: dict(
-            claim="c", holds=True, as_stated=True, reason="r", evidence=claims.PROOF, scope=""
-        ),
+        claims.judge, lambda: dict(claim="c", reason="r", evidence=claims.PROOF, scope="")
     ),
     # A string is an iterable of (missing) file names: FileNotFoundError is the clear error.
     "sinpe.claims.read_verdicts": Case(
@@ -411,7 +331,7 @@ CASES: dict[str, Case] = {
     # settled raises AssertionError, as documented, when the digits are not settled.
     "sinpe.claims.settled": Case(
         claims.settled,
-        lambda: dict(value=0.5, spec=".2f", slack=0.001, step=None),
+        lambda: dict(spec=".2f", slack=0.001),  # small enough for the value's digits
         allowed=(AssertionError,),
     ),
     "sinpe.claims.tally": Case(claims.tally, lambda: dict(verdicts=[_verdict()])),
@@ -665,66 +585,52 @@ CASES: dict[str, Case] = {
         symbolic.frequency, lambda: dict(index=1, d_model=4), poison=("index", "d_model")
     ),
     "sinpe.symbolic.integer_features": Case(
-        symbolic.integer_features,
-        lambda: dict(x=symbolic.position, n_frequencies=2),
-        poison=("n_frequencies",),
+        symbolic.integer_features, lambda: dict(x=symbolic.position), poison=("n_frequencies",)
     ),
     "sinpe.symbolic.one_indexed_encoding": Case(
-        symbolic.one_indexed_encoding,
-        lambda: dict(position=symbolic.position, d_model=4),
-        poison=("d_model",),
+        symbolic.one_indexed_encoding, lambda: dict(position=symbolic.position), poison=("d_model",)
     ),
     "sinpe.symbolic.rope": Case(
         symbolic.rope,
-        lambda: dict(vector=sp.Matrix(sp.symbols("x0:4")), position=symbolic.position, layout=IL),
+        lambda: dict(vector=sp.Matrix(sp.symbols("x0:4")), position=symbolic.position),
         poison=("layout",),
     ),
     "sinpe.symbolic.rotation": Case(symbolic.rotation, lambda: dict(phi=symbolic.omega), poison=()),
     "sinpe.symbolic.shift_matrix": Case(
-        symbolic.shift_matrix, lambda: dict(k=symbolic.shift, d_model=4), poison=("d_model",)
+        symbolic.shift_matrix, lambda: dict(k=symbolic.shift), poison=("d_model",)
     ),
     "sinpe.symbolic.sine_only_encoding": Case(
-        symbolic.sine_only_encoding,
-        lambda: dict(position=symbolic.position, d_model=4),
-        poison=("d_model",),
+        symbolic.sine_only_encoding, lambda: dict(position=symbolic.position), poison=("d_model",)
     ),
     "sinpe.symbolic.sinusoidal_encoding": Case(
-        symbolic.sinusoidal_encoding,
-        lambda: dict(position=symbolic.position, d_model=4),
-        poison=("d_model",),
+        symbolic.sinusoidal_encoding, lambda: dict(position=symbolic.position), poison=("d_model",)
     ),
     "sinpe.symbolic.verify_dot_product": Case(
-        symbolic.verify_dot_product, lambda: dict(d_model=2), poison=("d_model",), examples=6
+        symbolic.verify_dot_product, poison=("d_model",), examples=6
     ),
     "sinpe.symbolic.verify_indexings_agree": Case(
         symbolic.verify_indexings_agree, lambda: dict(widths=(2,)), poison=("widths",), examples=6
     ),
     "sinpe.symbolic.verify_no_linear_shift": Case(
-        symbolic.verify_no_linear_shift,
-        lambda: dict(d_model=2, k=1),
-        poison=("d_model",),
-        examples=6,
+        symbolic.verify_no_linear_shift, lambda: dict(k=1), poison=("d_model",), examples=6
     ),
     "sinpe.symbolic.verify_pair_rotation": Case(
         symbolic.verify_pair_rotation, lambda: dict(), poison=(), examples=1
     ),
     "sinpe.symbolic.verify_periodic_features": Case(
-        symbolic.verify_periodic_features,
-        lambda: dict(n_frequencies=1),
-        poison=("n_frequencies",),
-        examples=6,
+        symbolic.verify_periodic_features, poison=("n_frequencies",), examples=6
     ),
     "sinpe.symbolic.verify_rope_layouts": Case(
-        symbolic.verify_rope_layouts, lambda: dict(d_model=2), poison=("d_model",), examples=6
+        symbolic.verify_rope_layouts, poison=("d_model",), examples=6
     ),
     "sinpe.symbolic.verify_rope_norm": Case(
-        symbolic.verify_rope_norm, lambda: dict(d_model=2), poison=("d_model",), examples=6
+        symbolic.verify_rope_norm, poison=("d_model",), examples=6
     ),
     "sinpe.symbolic.verify_rope_relative": Case(
-        symbolic.verify_rope_relative, lambda: dict(d_model=2), poison=("d_model",), examples=6
+        symbolic.verify_rope_relative, poison=("d_model",), examples=6
     ),
     "sinpe.symbolic.verify_shift_group": Case(
-        symbolic.verify_shift_group, lambda: dict(d_model=2), poison=("d_model",), examples=6
+        symbolic.verify_shift_group, poison=("d_model",), examples=6
     ),
 }
 
@@ -851,7 +757,7 @@ def check_outcome(
 
 def _run(name: str, param: str | None, hostile: str) -> None:
     case = CASES[name]
-    kwargs = case.make()
+    kwargs = case.kwargs()
     if param is not None:
         kwargs[param] = HOSTILE[hostile]()
     label = f"{name}({param}={hostile})" if param else f"{name}(valid arguments)"
@@ -896,7 +802,7 @@ def test_valid_calls_pass():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             warnings.simplefilter("ignore", PrecisionWarning)
-            result = case.call(**case.make())
+            result = case.call(**case.kwargs())
         _finite(result, name, case.infinite_ok)
 
 

@@ -61,7 +61,7 @@ def test_the_test_files_of_a_module_are_the_ones_that_use_it(mutants):
         "rope", "fourier"
     }  # fmt: skip
     assert uses("from sinpe import (\n    PrecisionWarning,\n    images,\n)") == {
-        "_validation", "images"
+        "_precision", "images"
     }  # fmt: skip
     # alibi: the oracles before test_reported_bugs, whose alibi_slopes(10**9) would
     # allocate gigabytes under a mutant without the limit.

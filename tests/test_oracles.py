@@ -915,7 +915,9 @@ def test_nerf_paper_and_official_hand_values():
 
 def test_nerf_frequency_limit():
     # mutant "nerf_encoding: frequency limit raised past float64": 2**1049 overflows.
-    with pytest.raises(ValueError, match="n_frequencies=1050"):
+    with pytest.raises(
+        ValueError, match="n_frequencies must be at least 1 and at most 1000, got 1050"
+    ):
         fourier.nerf_encoding([0.5], 1050)
 
 

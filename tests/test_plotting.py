@@ -91,8 +91,8 @@ def test_animation_html_is_reproducible_offline_and_accessible():
     [
         ({"name": "two words"}, ValueError, "name must be a short identifier"),
         ({"alt": "  "}, ValueError, "alt must describe"),
-        ({"colors": 1}, ValueError, "colors must be between 2 and 256"),
-        ({"colors": 300}, ValueError, "colors must be between 2 and 256"),
+        ({"colors": 1}, ValueError, "colors must be at least 2 and at most 256, got 1"),
+        ({"colors": 300}, ValueError, "colors must be at least 2 and at most 256, got 300"),
         ({"width": 0}, ValueError, "width"),
         ({"width": 7.5}, TypeError, "width"),
         ({"autoplay": "yes"}, TypeError, "autoplay"),

@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import as_strided
 
+from sinpe._precision import PrecisionWarning
 from sinpe._validation import (
-    PrecisionWarning,
     check_finite_entries,
     check_real_array,
 )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sinpe._validation import PrecisionWarning
+from sinpe._precision import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint._scan import _layout_of, _release
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
