@@ -107,8 +107,9 @@ def dynamic_frequencies(
     >>> from sinpe.rope_scaling import dynamic_frequencies
     >>> dynamic_frequencies(4, 2.0, base=100.0).tolist()     # seq_len <= L0: plain
     [1.0, 0.1]
-    >>> dynamic_frequencies(4, 2.0, base=100.0, max_position_embeddings=8, seq_len=16).tolist()
-    [1.0, 0.05]
+    >>> grown = dynamic_frequencies(4, 2.0, base=100.0, max_position_embeddings=8, seq_len=16)
+    >>> grown.round(4).tolist()   # base 100 * 3 ** 2 = 900
+    [1.0, 0.0333]
     """
     if d_model < 4:
         raise ValueError(f"d_model must be >= 4 for dynamic scaling (d / (d - 2)), got {d_model}")
@@ -198,8 +199,10 @@ def yarn_attention_factor(
     Examples
     --------
     >>> from sinpe.rope_scaling import yarn_attention_factor
-    >>> round(yarn_attention_factor(32.0), 6), yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0)
-    (1.346574, 1.0)
+    >>> round(yarn_attention_factor(32.0), 6)
+    1.346574
+    >>> yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0)
+    1.0
     """
     for name, value in (("mscale", mscale), ("mscale_all_dim", mscale_all_dim)):
         if value is not None:

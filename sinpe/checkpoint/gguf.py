@@ -193,7 +193,7 @@ def read_gguf(path: str | Path) -> GGUF:
     >>> key, value = b"general.architecture", b"llama"
     >>> path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1)
     ...     + struct.pack("<Q", len(key)) + key + struct.pack("<IQ", 8, len(value)) + value)
-    55
+    69
     >>> read_gguf(path).architecture
     'llama'
     """
