@@ -87,7 +87,9 @@ def hf_yarn(rope_parameters_dict, dim, max_position_embeddings, truncate=True, d
 
     if attention_factor is None:
         if mscale and mscale_all_dim:
-            attention_factor = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+            attention_factor = float(
+                get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+            )
         else:
             attention_factor = get_mscale(factor)
     beta_fast = rope_parameters_dict.get("beta_fast") or 32
@@ -226,7 +228,8 @@ def test_truncate_changes_the_ramp_ends_only():
 
 
 @pytest.mark.parametrize(
-    ("parameters", "dim"), [(LLAMA31, 128), (LLAMA32, 64), (SCOUT, 128), ({**LLAMA31, "rope_theta": 1e4}, 96)]
+    ("parameters", "dim"),
+    [(LLAMA31, 128), (LLAMA32, 64), (SCOUT, 128), ({**LLAMA31, "rope_theta": 1e4}, 96)],
 )
 def test_llama3_matches_transformers(parameters, dim):
     theta, attention = rope_init(parameters, dim)
@@ -373,8 +376,8 @@ MUTANTS = [
     ),
     (
         "rope_scaling.py",
-        "beta_fast=parameters.get(\"beta_fast\") or 32.0,  # the released `or` defaults",
-        "beta_fast=parameters.get(\"beta_fast\", 32.0),  # the released `or` defaults",
+        'beta_fast=parameters.get("beta_fast") or 32.0,  # the released `or` defaults',
+        'beta_fast=parameters.get("beta_fast", 32.0),  # the released `or` defaults',
         "rope_init (yarn): beta_fast 0 taken as 0, not transformers' `or 32`",
     ),
 ]

@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sinpe.checkpoint.configs import config_encodings, gguf_encodings, params_encodings
 from sinpe.checkpoint.files import FORMATS, CheckpointError, open_tensors
@@ -262,7 +263,7 @@ def _report_summary(report: Report) -> str:
 
 def _print_report(report: Report) -> None:
     print(f"{report.path}:")
-    if report.read and report.read != [report.path]:
+    if len(report.read) > 1 or Path(report.path).is_dir():
         print(f"  read: {', '.join(report.read)}")
     tensors_only = all("tensor" in e.details for e in report.encodings)
     findings: list[Finding | str] = []

@@ -583,7 +583,8 @@ def _shown_layers(layers) -> str:
         return "every layer"
     if isinstance(layers, str):
         return f"the {layers} layers"
-    return f"{len(layers)} layers ({', '.join(map(str, layers[:6]))}{', ...' if len(layers) > 6 else ''})"
+    more = ", ..." if len(layers) > 6 else ""
+    return f"{len(layers)} layers ({', '.join(map(str, layers[:6]))}{more})"
 
 
 def _rope_entry(config, kind, source, parameters, head_dim, longest, label) -> Encoding:
@@ -854,8 +855,8 @@ def params_encodings(params: dict, *, source: str = "params.json") -> list[Encod
     >>> from sinpe.checkpoint.configs import params_encodings
     >>> [found] = params_encodings({"dim": 4096, "n_heads": 32, "rope_theta": 500000.0,
     ...                             "use_scaled_rope": True})
-    >>> found.summary
-    'RoPE, base 500000, llama3 ×8 from 8192, head_dim 128, all 128 dims rotated, pairing interleaved (x_2i, x_2i+1)'
+    >>> found.scaling.type, found.scaling.factor, found.pairing, found.rotary_dim
+    ('llama3', 8.0, 'interleaved', 128)
     """
     dim = _integer(params.get("dim"), "dim")
     heads = _integer(params.get("n_heads"), "n_heads")

@@ -287,7 +287,8 @@ def _tensor_info(cursor: _Cursor, number: int) -> _TensorInfo:
     dims = cursor.scalar("<I", 4, f"the dimension count of {name!r}")
     if not 1 <= dims <= _MAX_DIMS:
         raise CheckpointError(
-            f"{cursor.name}: tensor {name!r} claims {dims} dimensions (GGUF allows 1 to {_MAX_DIMS})"
+            f"{cursor.name}: tensor {name!r} claims {dims} dimensions "
+            f"(GGUF allows 1 to {_MAX_DIMS})"
         )
     cursor.need(8 * dims, f"the shape of {name!r}")
     ne = struct.unpack_from(f"<{dims}Q", cursor.buffer, cursor.at)

@@ -30,7 +30,14 @@ from pathlib import Path
 from sinpe.checkpoint.files import FORMATS, CheckpointError, StoredTensor, open_tensors
 from sinpe.checkpoint.gguf import GGUF, read_gguf
 
-__all__ = ["CONFIG_NAMES", "POSITION_NAME", "Model", "position_names", "read_model"]
+__all__ = [
+    "CONFIG_NAMES",
+    "POSITION_NAME",
+    "SHIPPED_CONFIGS",
+    "Model",
+    "position_names",
+    "read_model",
+]
 
 #: The config files read, by name.
 CONFIG_NAMES = ("config.json", "params.json")
@@ -98,7 +105,7 @@ def read_model(path: str | os.PathLike) -> Model:
                 f"(huggingface-cli download {path} --include '*.json' '*.safetensors') and "
                 f"pass the folder"
             )
-        raise CheckpointError(f"no such file or folder: {where}")
+        raise CheckpointError(f"no such file: {where}")
     model = Model(where)
     if where.is_dir():
         _read_folder(where, model)
@@ -241,3 +248,9 @@ def _keys(tensors: dict) -> str:
     shown = ", ".join(names[:LISTED_KEYS])
     more = f" and {len(names) - LISTED_KEYS} more" if len(names) > LISTED_KEYS else ""
     return f"the file holds: {shown}{more}" if names else "the file holds no tensor"
+
+
+#: The real ``config.json`` files shipped with sinpe, one folder per model with a
+#: ``SOURCE.txt`` naming its public source and its quality (V verified against the Hub,
+#: C vendored copy, R re-saved by transformers, M modified, P converted from a dict).
+SHIPPED_CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"

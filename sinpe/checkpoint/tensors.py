@@ -24,7 +24,6 @@ The command ``sinpe inspect`` (:mod:`sinpe.checkpoint.cli`) runs both on a file.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -761,8 +760,11 @@ def _table_encoding(found: Encoding, finding: Finding, declared) -> None:
     if finding.verdict == "ok":
         found.base = details.get("base")
         return
-    if finding.verdict == "unknown" and learned:
+    untrained = details.get("bug") == "table overwritten by init"
+    if (finding.verdict == "unknown" or untrained) and learned:
         found.kind = "learned"
+        if untrained:
+            found.notes.append("its entries look like N(0, 0.02) noise: an untrained table?")
         found.summary = (
             f"a learned table of {details.get('rows')} positions (as the model declares)"
         )
