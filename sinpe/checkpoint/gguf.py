@@ -55,6 +55,7 @@ _SCALARS = {
     12: ("<d", 8),
 }
 _STRING, _ARRAY = 8, 9
+_LENGTH = struct.Struct("<Q")
 #: ggml tensor types: name, elements per block, bytes per block (gguf-py's GGML_QUANT_SIZES);
 #: the NumPy dtype of the types sinpe reads.
 GGML_TYPES = {
@@ -170,6 +171,23 @@ class _Cursor:
         self.at += size
         return value
 
+    def skip_strings(self, count: int, key: str) -> None:
+        """Step over ``count`` strings (a vocabulary) without decoding them."""
+        unpack, at, size = _LENGTH.unpack_from, self.at, self.size
+        for _ in range(count):
+            if at + 8 > size:
+                break
+            at += 8 + unpack(self.buffer, at)[0]
+        else:
+            if at <= size:
+                self.at = at
+                return
+        self.at = min(at, size)
+        raise CheckpointError(
+            f"{self.name} is truncated or corrupt: the strings of {key!r} run past the "
+            f"end of the file ({size} bytes)"
+        )
+
     def string(self, what: str, keep: bool = True) -> str | None:
         length = self.scalar("<Q", 8, what)
         self.need(length, f"{what} ({length} bytes)")
@@ -273,9 +291,10 @@ def _value(cursor: _Cursor, kind: int, key: str):
         return list(values)
     if inner == _STRING:
         cursor.need(length * 8, f"array {key!r} of {length} strings")
-        keep = length <= KEPT_ARRAY
-        values = [cursor.string(f"string {n} of {key!r}", keep) for n in range(length)]
-        return values if keep else GGUFArray(inner, length)
+        if length > KEPT_ARRAY:
+            cursor.skip_strings(length, key)
+            return GGUFArray(inner, length)
+        return [cursor.string(f"string {n} of {key!r}") for n in range(length)]
     raise CheckpointError(
         f"{cursor.name}: array {key!r} has elements of type {inner}, which GGUF does not "
         f"allow (numbers or strings)"
