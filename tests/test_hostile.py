@@ -87,6 +87,7 @@ SKIP = {
     "sinpe.checkpoint.models.Model": "result record of read_model",
     "sinpe.checkpoint.configs.ladder": "internal step of the analyses: checked arrays only",
     "sinpe.checkpoint.configs.implied_frequencies": "an accessor of an Encoding",
+    "sinpe.checkpoint.configs.rope_summary": "a printer of an Encoding the analyses built",
     "sinpe.checkpoint.tensors.tensor_encoding": "takes read_model's StoredTensor",
     "sinpe.checkpoint.configs.gguf_encodings": "takes read_gguf's metadata (hostile files: "
     "test_inspect_models.py)",

@@ -39,6 +39,7 @@ __all__ = [
     "implied_frequencies",
     "ladder",
     "params_encodings",
+    "rope_summary",
 ]
 
 #: The default base of transformers (``default_theta``), Meta's args and llama.cpp.
@@ -657,7 +658,7 @@ def _rope_entry(config, kind, source, parameters, head_dim, longest, label) -> E
     )
     if isinstance(given.get("mrope_section"), list):
         encoding.details["mrope_section"] = given["mrope_section"]
-    encoding.summary = _rope_summary(encoding, theta)
+    encoding.summary = rope_summary(encoding)
     return encoding
 
 
@@ -814,7 +815,8 @@ def ladder(theta: np.ndarray, rotary_dim: int, base: float, scaling: Scaling | N
     )
 
 
-def _rope_summary(encoding: Encoding, theta: np.ndarray) -> str:
+def rope_summary(encoding: Encoding) -> str:
+    """The one-line human form of a RoPE encoding."""
     parts = [f"RoPE, base {encoding.base:g}"]
     scaling = encoding.scaling
     if scaling is None:
@@ -899,14 +901,14 @@ def params_encodings(params: dict, *, source: str = "params.json") -> list[Encod
         ladder=ladder(theta, head_dim, base, scaling),
         details={"attention_factor": 1.0, "inv_freq": theta},
     )
-    encoding.summary = _rope_summary(encoding, theta)
+    encoding.summary = rope_summary(encoding)
     found = [encoding]
     interval = params.get("nope_layer_interval")
     layers = params.get("n_layers")
     if isinstance(interval, int) and interval > 0 and isinstance(layers, int):
         nope = [i for i in range(layers) if (i + 1) % interval == 0]
         encoding.layers = [i for i in range(layers) if (i + 1) % interval]
-        encoding.summary = _rope_summary(encoding, theta)
+        encoding.summary = rope_summary(encoding)
         found.append(
             Encoding(
                 source,
@@ -1053,7 +1055,7 @@ def _gguf_rope(metadata: dict, arch: str, rope_kind, context, source: str) -> En
     )
     if isinstance(sections, list):
         encoding.details["dimension_sections"] = sections
-    encoding.summary = _rope_summary(encoding, theta)
+    encoding.summary = rope_summary(encoding)
     return encoding
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from sinpe._validation import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint._scan import _layout_of, _release
+from sinpe.checkpoint.configs import ladder, rope_summary
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
 from sinpe.checkpoint.findings import Encoding, Scaling
 from sinpe.checkpoint.models import POSITION_NAME
@@ -860,7 +861,13 @@ def _gguf_factors(stored: StoredTensor, rope: Encoding | None) -> Encoding:
             f"{stored.name} is Llama 3.1's rule from {original}, but the file states "
             f"rope.scaling.original_context_length {stated.original_context}"
         )
-    rope.scaling = rope.scaling if stated is not None else found.scaling
+    if stated is None:  # the file's RoPE is Llama 3.1's: say so in its entry
+        theta = frequencies(rope.rotary_dim, base=rope.base) / values
+        rope.scaling = found.scaling
+        rope.details["inv_freq"] = theta
+        rope.ladder = ladder(theta, rope.rotary_dim, rope.base, rope.scaling)
+        rope.summary = rope_summary(rope)
+        rope.notes.append(f"scaling from {stored.name}: Llama 3.1's per-pair divisors")
     return found
 
 
