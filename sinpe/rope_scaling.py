@@ -34,7 +34,7 @@ the edge) and so does :func:`rope_init`. ggml's YaRN (``ggml_rope_yarn_corr_dims
 floors and ceils the correction dimensions as ``truncate=True`` does, and llama.cpp
 stores Llama 3.1's blend as per-pair divisors (``rope_freqs.weight``). NumPy only.
 
-Used in: chapter 9 (and ``sinpe inspect``).
+Used in: no chapter.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What a model's config says about positions: Hugging Face ``config.json``, Meta's
 ``params.json`` and GGUF metadata, as :class:`~sinpe.checkpoint.findings.Encoding` findings.
 
-Used in: chapter 6.
+Used in: no chapter.
 
 :func:`config_encodings` reads a ``config.json`` as transformers does (v4.57.1 and
 v5.17.0): ``rope_theta`` (10000 when absent, said so), ``rope_scaling`` (``type`` or

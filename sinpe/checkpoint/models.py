@@ -1,6 +1,6 @@
 """Reading what a PATH holds about positions: a model folder, a config, a GGUF or tensor file.
 
-Used in: no chapter.
+Used in: chapter 6.
 
 :func:`read_model` is the one reader ``sinpe inspect`` calls. A PATH may be
 

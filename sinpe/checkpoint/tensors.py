@@ -41,7 +41,7 @@ from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
 from sinpe.rope import llama3_frequencies, scaled_frequencies
 
-__all__ = ["POSITION_NAME", "Finding", "inspect_tensor", "position_tensors", "tensor_encoding"]
+__all__ = ["Finding", "inspect_tensor", "position_tensors", "tensor_encoding"]
 
 
 #: Rows read for the sample checks: the first ones, evenly spread ones, the last ones.
@@ -104,7 +104,7 @@ class Finding:
 
 
 def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
-    """The names that :data:`POSITION_NAME` matches among ``tensors``, of a floating dtype.
+    """The names that :data:`sinpe.checkpoint.models.POSITION_NAME` matches among ``tensors``, of a floating dtype.
 
     ``tensors`` comes from :func:`sinpe.checkpoint.files.open_tensors`; the names keep the
     file's order. Integer tensors (``position_ids`` buffers) hold indices, not
