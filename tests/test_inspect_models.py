@@ -23,7 +23,8 @@ import sinpe
 from sinpe.checkpoint.cli import inspect_path, main
 from sinpe.checkpoint.configs import config_encodings
 from sinpe.checkpoint.gguf import GGUFArray, read_gguf
-from sinpe.checkpoint.models import SHIPPED_CONFIGS
+from sinpe.checkpoint.models import SHIPPED_CONFIGS, read_model
+from sinpe.checkpoint.tensors import tensor_encoding
 from sinpe.rope import llama3_frequencies
 
 CONFIGS = SHIPPED_CONFIGS
@@ -128,8 +129,10 @@ def test_effective_frequencies_equal_the_released_functions(name, reference):
 def test_the_human_report_of_llama_31(capsys):
     status, text, _ = run(capsys, CONFIGS / "Meta-Llama-3.1-8B" / "config.json")
     assert status == 0
-    assert ("RoPE, base 500000, llama3 \N{MULTIPLICATION SIGN}8 from 8192, head_dim 128, all 128 dims rotated, "
-            "pairing concat (split-half)") in text  # fmt: skip
+    assert (
+        "RoPE, base 500000, llama3 \N{MULTIPLICATION SIGN}8 from 8192, head_dim 128, "
+        "all 128 dims rotated, pairing concat (split-half)"
+    ) in text
     assert (
         "64 pairs, wavelengths 6.28 to 2.05e+07 tokens, 29 kept, "
         "29 stretched \N{MULTIPLICATION SIGN}8, 6 blended" in text
@@ -176,13 +179,26 @@ def test_synthetic_gpt_neox_falcon_and_cohere2():
     [falcon] = config_encodings({"model_type": "falcon", "alibi": False, "hidden_size": 4544,
                                  "num_attention_heads": 71})  # fmt: skip
     assert falcon.kind == "rope" and falcon.head_dim == 64
-    cohere = config_encodings({"model_type": "cohere2", "hidden_size": 512, "num_attention_heads": 4,
-                               "num_hidden_layers": 8, "rope_theta": 50000.0})  # fmt: skip
+    cohere = config_encodings(
+        {"model_type": "cohere2", "hidden_size": 512, "num_attention_heads": 4,
+         "num_hidden_layers": 8, "rope_theta": 50000.0}
+    )  # fmt: skip
     assert [(e.kind, e.layers) for e in cohere] == [
         ("rope", "sliding_attention"),
         ("none", "full_attention"),
     ]
     assert cohere[0].pairing == "interleaved"
+
+
+def test_a_yarn_config_without_its_original_length():
+    """v5's standardize_rope_params (and v4's `or`) take max_position_embeddings."""
+    config = {**_config("gpt-oss-20b"), "max_position_embeddings": 4096}
+    config["rope_scaling"] = {
+        k: v for k, v in config["rope_scaling"].items() if k != "original_max_position_embeddings"
+    }
+    [found] = config_encodings(config)
+    assert found.scaling.original_context == 4096 and found.problems == []
+    assert any("taken as max_position_embeddings = 4096" in note for note in found.notes)
 
 
 def test_llama4_no_rope_layers_given():
@@ -246,6 +262,18 @@ def test_an_inv_freq_in_bfloat16_is_a_problem(tmp_path, capsys):
     _write_bf16(folder / "model.safetensors", "model.rotary_emb.inv_freq", _inv_freq())
     status, text, _ = run(capsys, folder)
     assert status == 1 and "stored in bfloat16" in text
+
+
+def test_tensor_encoding_checks_against_the_declared_rope(tmp_path):
+    folder = _folder(tmp_path, LLAMA)
+    _write_bf16(folder / "model.safetensors", "model.rotary_emb.inv_freq", _inv_freq())
+    model = read_model(folder)
+    declared = config_encodings(model.config)
+    found = tensor_encoding(model.tensors["model.rotary_emb.inv_freq"], declared)
+    assert found.kind == "rope" and found.pairing == "concat"
+    assert [p for p in found.problems if "stored in bfloat16" in p]
+    alone = tensor_encoding(model.tensors["model.rotary_emb.inv_freq"])
+    assert "stored in bfloat16" not in " ".join(alone.problems)  # nothing declared
 
 
 def _write_bf16(path: Path, name: str, values: np.ndarray) -> None:
@@ -456,3 +484,55 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, case):
     assert status == 2 and out == ""
     assert err.startswith("sinpe inspect: error: ") and len(err.splitlines()) == 1
     assert message.replace("2**40", str(2**40)) in err, err
+
+
+MUTANTS = [
+    (
+        "checkpoint/configs.py",
+        '"interleaved"),\n}  # fmt: skip',
+        '"concat"),\n}  # fmt: skip',
+        "config_encodings: Cohere, GPT-J and DeepSeek read as split-half",
+    ),
+    (
+        "checkpoint/configs.py",
+        'if original > longest or (rope_type == "llama3" and original == longest):',
+        "if original > longest:",
+        "config_encodings: llama3's original context equal to max_position_embeddings accepted",
+    ),
+    (
+        "checkpoint/configs.py",
+        'if rope_type in ("llama3", "yarn", "longrope"):',
+        'if rope_type in ("llama3", "longrope"):',
+        "config_encodings: yarn's missing original length not taken from max_position_embeddings",
+    ),
+    (
+        "checkpoint/configs.py",
+        '{"original_max_position_embeddings"} if version == "5.17.0" else set()',
+        '{"original_max_position_embeddings"} if version == "4.57.1" else set()',
+        "config_encodings: the release that fills original_max_position_embeddings mixed up",
+    ),
+    (
+        "checkpoint/gguf.py",
+        "if length > KEPT_ARRAY:\n            cursor.at += length * width",
+        "if length > KEPT_ARRAY:\n            cursor.at += length",
+        "read_gguf: a long numeric array stepped over by its count, not its bytes",
+    ),
+    (
+        "checkpoint/gguf.py",
+        'cursor.need(12 * keys, f"{keys} metadata keys")',
+        'cursor.need(0, f"{keys} metadata keys")',
+        "read_gguf: the key count not checked against the file before the loop",
+    ),
+    (
+        "checkpoint/tensors.py",
+        'if stored.dtype in ("bfloat16", "float16"):\n        found.problems.append(',
+        'if stored.dtype in ("float16",):\n        found.problems.append(',
+        "tensor_encoding: a bfloat16 inv_freq passes",
+    ),
+    (
+        "checkpoint/models.py",
+        "missing = [s for s in shards if Path(s).name != s or not (where.parent / s).is_file()]",
+        "missing = [s for s in shards if Path(s).name != s]",
+        "read_model: an index naming missing shards accepted",
+    ),
+]

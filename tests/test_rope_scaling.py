@@ -189,6 +189,9 @@ GPT_OSS = {
 PLAIN_YARN = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0,
               "original_max_position_embeddings": 4096}  # fmt: skip
 YARN_SET_FACTOR = {**PLAIN_YARN, "attention_factor": 0.5, "beta_fast": 0, "beta_slow": None}
+# beta_slow's pair index (44) beyond the pair count (32): clamped at dim - 1, not d / 2
+SLOW_END = {"rope_type": "yarn", "rope_theta": 500.0, "factor": 4.0,
+            "original_max_position_embeddings": 32768, "truncate": False}  # fmt: skip
 LLAMA31 = {
     "rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
     "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
@@ -206,8 +209,17 @@ SCOUT = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
         (PLAIN_YARN, 128, 32768),
         (YARN_SET_FACTOR, 128, 32768),
         ({**GPT_OSS, "truncate": True}, 64, 131072),
+        (SLOW_END, 64, 131072),
     ],
-    ids=["deepseek-v3", "deepseek-v2-lite", "gpt-oss", "plain", "set-factor", "gpt-oss-truncated"],
+    ids=[
+        "deepseek-v3",
+        "deepseek-v2-lite",
+        "gpt-oss",
+        "plain",
+        "set-factor",
+        "gpt-oss-truncated",
+        "slow-end-beyond-the-pairs",
+    ],
 )
 def test_yarn_matches_transformers(parameters, dim, longest):
     truncate = parameters.get("truncate", True)

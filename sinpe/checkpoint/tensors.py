@@ -104,7 +104,7 @@ class Finding:
 
 
 def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
-    """The names that :data:`sinpe.checkpoint.models.POSITION_NAME` matches among ``tensors``, of a floating dtype.
+    """The names :data:`~sinpe.checkpoint.models.POSITION_NAME` matches, of a floating dtype.
 
     ``tensors`` comes from :func:`sinpe.checkpoint.files.open_tensors`; the names keep the
     file's order. Integer tensors (``position_ids`` buffers) hold indices, not
