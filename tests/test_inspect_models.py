@@ -536,3 +536,45 @@ MUTANTS = [
         "read_model: an index naming missing shards accepted",
     ),
 ]
+
+
+def test_hostile_gguf_files_never_raise_anything_else(tmp_path, capsys):
+    """Every truncation and a few hundred byte flips of a real writer's file: exit 0, 1
+    or 2, a message, never a traceback, and no allocation from a flipped length (the
+    run stays small and quick: a 2**60-entry claim would hang or crash it)."""
+    good = write_gguf(tmp_path / "good.gguf", "llama", **GGUF_CASES["llama"][0]).read_bytes()
+    rng = np.random.default_rng(39)
+    path = tmp_path / "m.gguf"
+    cases = [good[:cut] for cut in range(0, len(good), 7)]
+    for _ in range(300):
+        data = bytearray(good)
+        for where in rng.integers(0, len(good), size=rng.integers(1, 4)):
+            data[where] = rng.integers(0, 256)
+        cases.append(bytes(data))
+    for data in cases:
+        path.write_bytes(data)
+        status, out, err = run(capsys, path)
+        assert status in (0, 1, 2)
+        if status == 2:  # the file, in one line; or a tensor of it, in its block
+            assert len(err.splitlines()) == 1 or "cannot inspect (exit 2)" in out, err
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"num_hidden_layers": 2**40, "sliding_window_pattern": 6, "model_type": "gemma3_text"},
+        {"sliding_window_pattern": "six", "model_type": "gemma3_text", "num_hidden_layers": 4},
+        {"head_dim": 2**40},
+        {"head_dim": "128"},
+        {"rope_theta": "1e4"},
+        {"rope_scaling": ["llama3"]},
+        {"rope_scaling": {"rope_type": 3, "factor": 2.0}},
+        {"rope_scaling": {"rope_type": "linear", "factor": "2"}},
+        {"model_type": "llama4_text", "num_hidden_layers": 8, "no_rope_layer_interval": 0},
+        {"partial_rotary_factor": -1},
+        {"layer_types": ["full_attention"], "rope_parameters": {"full_attention": 7}},
+    ],
+)
+def test_hostile_config_values_exit_2(tmp_path, capsys, change):
+    status, out, err = run(capsys, _folder(tmp_path, {**LLAMA, **change}))
+    assert status == 2 and len(err.splitlines()) == 1, err

@@ -130,12 +130,28 @@ def inspect_path(path: str, key: str | None = None) -> Report:
         return report
     model = read_model(path)
     report = Report(str(path), read=list(model.read))
-    if model.config is not None:
-        report.encodings += config_encodings(model.config)
-    if model.params is not None:
-        report.encodings += params_encodings(model.params)
-    if model.gguf is not None:
-        report.encodings += gguf_encodings(model.gguf.metadata, model.gguf.infos)
+    analyses = (
+        ("config.json", model.config, lambda: config_encodings(model.config)),
+        ("params.json", model.params, lambda: params_encodings(model.params)),
+        (
+            "the GGUF metadata",
+            model.gguf,
+            lambda: gguf_encodings(model.gguf.metadata, model.gguf.infos),
+        ),
+    )
+    for source, present, analyse in analyses:
+        if present is None:
+            continue
+        try:
+            report.encodings += analyse()
+        except CheckpointError:
+            raise
+        except (TypeError, ValueError, KeyError, ArithmeticError, AttributeError) as error:
+            # a value of the wrong kind somewhere in a hostile file: a message, not a traceback
+            raise CheckpointError(
+                f"{source} holds a position setting sinpe cannot read: "
+                f"{type(error).__name__}: {error}"
+            ) from None
     declared = list(report.encodings)
     if not declared and not model.tensors:
         raise CheckpointError(

@@ -303,11 +303,18 @@ def _number(value: object, name: str) -> float:
     return float(value)
 
 
-def _integer(value: object, name: str) -> int:
+#: The largest head width, layer count or pattern read from a config: nothing is
+#: allocated from a larger claim (real models: head_dim <= 512, layers <= 200).
+MAX_CLAIM = 2**16
+
+
+def _integer(value: object, name: str, high: int = MAX_CLAIM) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        if isinstance(value, float) and value.is_integer() and value >= 1:
-            return int(value)
         raise CheckpointError(f"{name} must be a positive integer, got {value!r}")
+    if value > high:
+        raise CheckpointError(f"{name} is {value}: more than {high}, not a real model's")
     return int(value)
 
 
@@ -483,7 +490,7 @@ def _head_dim(config: dict) -> tuple[int, list[str]]:
             "the config has no head_dim, and no hidden_size and num_attention_heads to "
             "derive it from"
         )
-    width = _integer(hidden, "hidden_size") // _integer(heads, "num_attention_heads")
+    width = _integer(hidden, "hidden_size", 2**24) // _integer(heads, "num_attention_heads")
     return width, [f"head_dim not in the config: hidden_size // num_attention_heads = {width}"]
 
 
@@ -495,7 +502,9 @@ def _layer_types(config: dict, kind: str) -> list[str] | None:
     pattern = config.get(
         "sliding_window_pattern", {"gemma3_text": 6, "gemma3": 6, "cohere2": 4}.get(kind)
     )
-    if pattern and isinstance(count, int):
+    if pattern and count is not None:
+        count = _integer(count, "num_hidden_layers")
+        pattern = _integer(pattern, "sliding_window_pattern")
         return [
             "sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)
         ]
@@ -550,8 +559,10 @@ def _llama4_layers(config: dict, parameters: dict, notes: list[str]) -> list[tup
     flags = config.get("no_rope_layers")
     interval = config.get("no_rope_layer_interval", config.get("nope_layer_interval", 4))
     if not flags:
-        if not isinstance(count, int):
+        if count is None:
             return [("all", parameters, notes)]
+        count = _integer(count, "num_hidden_layers")
+        interval = _integer(interval, "no_rope_layer_interval")
         flags = [int((i + 1) % interval != 0) for i in range(count)]
         notes = [
             *notes,
@@ -860,7 +871,7 @@ def params_encodings(params: dict, *, source: str = "params.json") -> list[Encod
     >>> found.scaling.type, found.scaling.factor, found.pairing, found.rotary_dim
     ('llama3', 8.0, 'interleaved', 128)
     """
-    dim = _integer(params.get("dim"), "dim")
+    dim = _integer(params.get("dim"), "dim", 2**24)
     heads = _integer(params.get("n_heads"), "n_heads")
     head_dim = dim // heads
     notes = []
@@ -905,7 +916,9 @@ def params_encodings(params: dict, *, source: str = "params.json") -> list[Encod
     found = [encoding]
     interval = params.get("nope_layer_interval")
     layers = params.get("n_layers")
-    if isinstance(interval, int) and interval > 0 and isinstance(layers, int):
+    if interval is not None and layers is not None:
+        interval = _integer(interval, "nope_layer_interval")
+        layers = _integer(layers, "n_layers")
         nope = [i for i in range(layers) if (i + 1) % interval == 0]
         encoding.layers = [i for i in range(layers) if (i + 1) % interval]
         encoding.summary = rope_summary(encoding)
@@ -1003,8 +1016,12 @@ def _gguf_rope(metadata: dict, arch: str, rope_kind, context, source: str) -> En
     base = _number(base, f"{arch}.rope.freq_base")
     width, heads = key("embedding_length"), key("attention.head_count")
     head_dim = key("attention.key_length")
-    if head_dim is None and isinstance(width, int) and isinstance(heads, int) and heads:
-        head_dim = width // heads
+    if head_dim is None and width is not None and heads is not None:
+        head_dim = _integer(width, f"{arch}.embedding_length", 2**24) // _integer(
+            heads, f"{arch}.attention.head_count"
+        )
+    elif head_dim is not None:
+        head_dim = _integer(head_dim, f"{arch}.attention.key_length")
     rotary = key("rope.dimension_count", head_dim)
     if rotary is None:
         raise CheckpointError(
