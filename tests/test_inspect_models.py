@@ -576,5 +576,5 @@ def test_hostile_gguf_files_never_raise_anything_else(tmp_path, capsys):
     ],
 )
 def test_hostile_config_values_exit_2(tmp_path, capsys, change):
-    status, out, err = run(capsys, _folder(tmp_path, {**LLAMA, **change}))
+    status, _, err = run(capsys, _folder(tmp_path, {**LLAMA, **change}))
     assert status == 2 and len(err.splitlines()) == 1, err
