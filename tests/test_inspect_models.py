@@ -578,3 +578,19 @@ def test_hostile_gguf_files_never_raise_anything_else(tmp_path, capsys):
 def test_hostile_config_values_exit_2(tmp_path, capsys, change):
     status, _, err = run(capsys, _folder(tmp_path, {**LLAMA, **change}))
     assert status == 2 and len(err.splitlines()) == 1, err
+
+
+def test_the_api_page_shows_what_the_command_prints_on_a_folder_and_a_gguf(
+    tmp_path, capsys, monkeypatch
+):
+    """book/api/checkpoints.md's model-folder and GGUF reports, run on what they describe."""
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "book" / "api" / "checkpoints.md").read_text(encoding="utf-8")
+    blocks = [part.split("```", 1)[0] for part in page.split("```text\n")[1:]]
+    status, folder, _ = run(capsys, CONFIGS / "Meta-Llama-3.1-8B")
+    assert status == 0
+    assert folder.replace(str(CONFIGS / "Meta-Llama-3.1-8B"), "Meta-Llama-3.1-8B") == blocks[1]
+    write_gguf(tmp_path / "llama.gguf", "llama", **GGUF_CASES["llama"][0])
+    monkeypatch.chdir(tmp_path)
+    status, shown, _ = run(capsys, "llama.gguf")
+    assert status == 0 and shown == blocks[2]
