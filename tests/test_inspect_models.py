@@ -343,7 +343,7 @@ GGUF_CASES = {
     "phi3": (dict(keys=[("add_rope_freq_base", 1e4), ("add_rope_dimension_count", 96)],
                   tensors={"rope_factors_long.weight": np.linspace(1, 20, 48, dtype=np.float32),
                            "rope_factors_short.weight": np.ones(48, np.float32)}),
-             "concat", None, None, None),
+             "concat", "longrope", None, None),
     "deepseek2": (dict(keys=[("add_rope_freq_base", 1e4), ("add_rope_dimension_count", 64),
                              ("add_rope_scaling_type", gguf.RopeScalingType.YARN),
                              ("add_rope_scaling_factor", 40.0),

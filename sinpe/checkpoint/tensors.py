@@ -823,6 +823,10 @@ def _gguf_factors(stored: StoredTensor, rope: Encoding | None) -> Encoding:
         found.scaling = Scaling("longrope")
         if rope is not None:
             found.base, found.rotary_dim, found.pairing = rope.base, rope.rotary_dim, rope.pairing
+            if rope.scaling is None:  # the file's RoPE is LongRoPE: say so in its entry
+                rope.scaling = found.scaling
+                rope.summary = rope_summary(rope)
+                rope.notes.append(f"scaling from {stored.name}: LongRoPE's per-pair factors")
             if rope.rotary_dim and values.size != rope.rotary_dim // 2:
                 found.problems.append(
                     f"{stored.name} has {values.size} factors; rope.dimension_count "
