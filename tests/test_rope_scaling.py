@@ -210,6 +210,7 @@ SCOUT = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
         (YARN_SET_FACTOR, 128, 32768),
         ({**GPT_OSS, "truncate": True}, 64, 131072),
         (SLOW_END, 64, 131072),
+        ({**PLAIN_YARN, "mscale": 0.707}, 128, 32768),
     ],
     ids=[
         "deepseek-v3",
@@ -219,6 +220,7 @@ SCOUT = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
         "set-factor",
         "gpt-oss-truncated",
         "slow-end-beyond-the-pairs",
+        "mscale-alone",
     ],
 )
 def test_yarn_matches_transformers(parameters, dim, longest):
@@ -313,6 +315,9 @@ def test_attention_factors_closed_forms():
     assert yarn_attention_factor(32.0) == pytest.approx(0.1 * math.log(32) + 1, rel=1e-15)
     assert yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0) == 1.0
     assert yarn_attention_factor(1.0) == 1.0
+    # one of the two set: transformers falls back to 0.1 ln(factor) + 1, mscale unused
+    assert yarn_attention_factor(40.0, mscale=0.707) == pytest.approx(0.1 * math.log(40) + 1)
+    assert yarn_attention_factor(40.0, mscale_all_dim=2.0) == pytest.approx(0.1 * math.log(40) + 1)
     assert sinpe.rope.yarn_temperature(32.0) == pytest.approx(yarn_attention_factor(32.0) ** -2)
     assert longrope_attention_factor(32.0, 4096) == pytest.approx(
         math.sqrt(1 + math.log(32) / math.log(4096))
