@@ -100,7 +100,7 @@ def dynamic_frequencies(
     ``base * (factor * L / L0 - (factor - 1)) ** (d / (d - 2))`` with ``L = max(seq_len,
     L0)``, ``L0 = max_position_embeddings``: at or below ``L0`` (the default, as at
     model init) the frequencies are plain; beyond, NTK-aware at the grown factor
-    (transformers, ``_compute_dynamic_ntk_parameters``). ``d_model`` >= 4.
+    (transformers, ``_compute_dynamic_ntk_parameters``).
 
     Examples
     --------
@@ -111,8 +111,8 @@ def dynamic_frequencies(
     >>> grown.round(4).tolist()   # base 100 * 3 ** 2 = 900
     [1.0, 0.0333]
     """
-    if d_model < 4:
-        raise ValueError(f"d_model must be >= 4 for dynamic scaling (d / (d - 2)), got {d_model}")
+    if d_model == 2:  # one pair, frequency 1 whatever the base (transformers divides by 0)
+        return frequencies(d_model, base=base)
     length = max(seq_len, max_position_embeddings)
     grown = factor * length / max_position_embeddings - (factor - 1)
     return frequencies(d_model, base=base * grown ** (d_model / (d_model - 2)))
@@ -238,7 +238,10 @@ def longrope_frequencies(
     return frequencies(d_model, base=base) / ext
 
 
-@constrained(factor=Real(0.0, closed="neither", hint="e.g. 32.0"), original_length=_LENGTH)
+@constrained(
+    factor=Real(0.0, closed="neither", hint="e.g. 32.0"),
+    original_length=Integer(2, hint="such as 4096 (the trained context length)"),
+)
 def longrope_attention_factor(factor: float, original_length: int) -> float:
     """LongRoPE's attention factor: ``sqrt(1 + ln(factor) / ln(original_length))``.
 

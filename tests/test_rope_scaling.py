@@ -342,7 +342,7 @@ def test_attention_factors_closed_forms():
         (lambda: rope_init({"partial_rotary_factor": 0.01}, 64), ValueError, "rotated width"),
         (lambda: longrope_frequencies(8, [1.0, 2.0]), ValueError, "one factor per pair"),
         (lambda: longrope_frequencies(4, [1.0, -2.0]), ValueError, "finite and positive"),
-        (lambda: dynamic_frequencies(2, 2.0), ValueError, "d_model must be >= 4"),
+        (lambda: longrope_attention_factor(2.0, 1), ValueError, "original_length"),
         (lambda: yarn_frequencies(64, 0.5), ValueError, "factor"),
         (lambda: yarn_attention_factor(2.0, mscale=-1.0), ValueError, "mscale"),
         (lambda: proportional_frequencies(64, partial_rotary_factor=1.5), ValueError,
