@@ -311,6 +311,12 @@ def test_every_registered_type_is_computed():
     assert all(f"hf_{name}" in source for name in ROPE_TYPES if name != "default")
 
 
+def test_dynamic_at_one_pair_turns_at_one():
+    """d = 2: transformers' exponent d / (d - 2) divides by zero; the one pair's
+    frequency is 1 at any base, so sinpe returns it."""
+    assert dynamic_frequencies(2, 4.0, max_position_embeddings=8, seq_len=64).tolist() == [1.0]
+
+
 def test_attention_factors_closed_forms():
     assert yarn_attention_factor(32.0) == pytest.approx(0.1 * math.log(32) + 1, rel=1e-15)
     assert yarn_attention_factor(40.0, mscale=1.0, mscale_all_dim=1.0) == 1.0
