@@ -71,6 +71,14 @@ NARROWED = {
         "n_heads must divide it; given frequencies fix the head width d_model / n_heads",
     ),
     "sinpe.lab.nn.EncoderLayer": ("d_model", "n_heads must divide it"),
+    "sinpe.rope_scaling.longrope_frequencies": (
+        "ext_factors must hold one factor per pair",
+        "one factor per pair of d_model",
+    ),
+    "sinpe.rope_scaling.yarn_frequencies": (
+        "YaRN needs 0 <= alpha < beta",
+        "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
+    ),
     "sinpe.lab.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
 }
 

@@ -51,9 +51,10 @@ from sinpe import (
     images,
     numerics,
     rope,
+    rope_scaling,
     symbolic,
 )
-from sinpe.checkpoint import cli, files, tables, tensors
+from sinpe.checkpoint import cli, configs, files, gguf, models, tables, tensors
 from sinpe.lab import context, nn, probes, pytorch_record, tasks, training
 
 #: Every module the package lists (``sinpe.SUBMODULES``; ``tests/test_lists.py`` checks
@@ -77,6 +78,19 @@ SKIP = {
     "sinpe.checkpoint.tensors.Finding": "result record of inspect_tensor",
     "sinpe.checkpoint.files.StoredTensor": "record of one tensor of a file (built by open_tensors)",
     "sinpe.checkpoint.files.CheckpointError": "an exception class",
+    "sinpe.checkpoint.findings.Encoding": "result record of the analyses (checks kind, pairing)",
+    "sinpe.checkpoint.findings.Ladder": "result record (built by configs.ladder)",
+    "sinpe.checkpoint.findings.Report": "result record of cli.inspect_path",
+    "sinpe.checkpoint.findings.Scaling": "result record of the analyses",
+    "sinpe.checkpoint.gguf.GGUF": "result record of read_gguf",
+    "sinpe.checkpoint.gguf.GGUFArray": "result record of read_gguf",
+    "sinpe.checkpoint.models.Model": "result record of read_model",
+    "sinpe.checkpoint.configs.ladder": "internal step of the analyses: checked arrays only",
+    "sinpe.checkpoint.configs.implied_frequencies": "an accessor of an Encoding",
+    "sinpe.checkpoint.configs.rope_summary": "a printer of an Encoding the analyses built",
+    "sinpe.checkpoint.tensors.tensor_encoding": "takes read_model's StoredTensor",
+    "sinpe.checkpoint.configs.gguf_encodings": "takes read_gguf's metadata (hostile files: "
+    "test_inspect_models.py)",
     # The command's entry point exits through argparse (SystemExit 2) on a bad argv;
     # every bad argument and file is tested in tests/test_inspect_cli.py.
     "sinpe.checkpoint.cli.main": "argparse's entry point; test_inspect_cli.py runs its refusals",
@@ -122,6 +136,20 @@ ALIASES = {"sinpe": ("sinpe.core", "sinpe.conventions")}
 def _checkpoint_folder() -> tempfile.TemporaryDirectory:
     """One temporary folder for the session (removed when the interpreter exits)."""
     return tempfile.TemporaryDirectory()
+
+
+def _gguf_file() -> Path:
+    """A GGUF file of one key, general.architecture = llama (never modified)."""
+    import struct
+
+    path = Path(_checkpoint_folder().name) / "model.gguf"
+    if not path.exists():
+        key, value = b"general.architecture", b"llama"
+        path.write_bytes(
+            b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", len(key)) + key
+            + struct.pack("<IQ", 8, len(value)) + value
+        )  # fmt: skip
+    return path
 
 
 def _checkpoint() -> Path:
@@ -302,6 +330,44 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.checkpoint.tensors.position_tensors": Case(
         tensors.position_tensors, lambda: dict(tensors=files.open_tensors(_checkpoint()))
+    ),
+    "sinpe.checkpoint.cli.inspect_path": Case(
+        cli.inspect_path, lambda: dict(path=str(_checkpoint()))
+    ),
+    "sinpe.checkpoint.models.read_model": Case(models.read_model, lambda: dict(path=_checkpoint())),
+    "sinpe.checkpoint.models.position_names": Case(
+        models.position_names, lambda: dict(names=["wpe.weight"]), poison=()
+    ),
+    "sinpe.checkpoint.gguf.read_gguf": Case(gguf.read_gguf, lambda: dict(path=_gguf_file())),
+    "sinpe.checkpoint.configs.config_encodings": Case(
+        configs.config_encodings, lambda: dict(config={"model_type": "gpt2", "n_positions": 8})
+    ),
+    "sinpe.checkpoint.configs.params_encodings": Case(
+        configs.params_encodings, lambda: dict(params={"dim": 64, "n_heads": 4}), poison=()
+    ),
+    # sinpe.rope_scaling
+    "sinpe.rope_scaling.dynamic_frequencies": Case(
+        rope_scaling.dynamic_frequencies, lambda: dict(d_model=8, factor=2.0)
+    ),
+    "sinpe.rope_scaling.yarn_frequencies": Case(
+        rope_scaling.yarn_frequencies, lambda: dict(d_model=8, factor=2.0)
+    ),
+    "sinpe.rope_scaling.yarn_attention_factor": Case(
+        rope_scaling.yarn_attention_factor, lambda: dict(factor=2.0)
+    ),
+    "sinpe.rope_scaling.longrope_frequencies": Case(
+        rope_scaling.longrope_frequencies, lambda: dict(d_model=4, ext_factors=[1.0, 2.0])
+    ),
+    "sinpe.rope_scaling.longrope_attention_factor": Case(
+        rope_scaling.longrope_attention_factor, lambda: dict(factor=2.0, original_length=4096)
+    ),
+    "sinpe.rope_scaling.proportional_frequencies": Case(
+        rope_scaling.proportional_frequencies, lambda: dict(head_dim=8)
+    ),
+    "sinpe.rope_scaling.rope_init": Case(
+        rope_scaling.rope_init,
+        lambda: dict(parameters={"rope_type": "linear", "factor": 2.0}, head_dim=8),
+        allowed=(KeyError,),
     ),
     "sinpe.checkpoint.cli.inspect_file": Case(
         cli.inspect_file, lambda: dict(path=str(_checkpoint()), key="wpe.weight")

@@ -337,7 +337,7 @@ def truncated(folder: Path, fmt: str) -> Path:
 
 BROKEN = {
     "missing file": (lambda d: d / "nothing.safetensors", "no such file"),
-    "directory": (lambda d: good_file(d).parent, "is a directory: pass one checkpoint file"),
+    "folder of no model": (lambda d: _write(d / "notes.txt", b"hi").parent, "nothing to inspect"),
     "unknown format": (lambda d: _write(d / "model.h5", b"\x89HDF\r\n"), "unknown format '.h5'"),
     "truncated npy": (lambda d: truncated(d, "npy"), "truncated"),
     "truncated npz": (lambda d: truncated(d, "npz"), "cannot read model.npz"),

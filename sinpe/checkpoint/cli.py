@@ -1,15 +1,19 @@
 """The ``sinpe`` command: ``sinpe inspect PATH [--key NAME] [--json]``.
 
-Tells which positional encoding a checkpoint file holds, and what is wrong with
-it: every tensor whose name says "position" (:func:`sinpe.checkpoint.tensors.position_tensors`),
-or the one ``--key`` names, is read (:func:`sinpe.checkpoint.files.open_tensors`) and
-inspected (:func:`sinpe.checkpoint.tensors.inspect_tensor`). The report has one block per
-tensor and a one-line summary; ``--json`` prints the same content as JSON.
+Tells which positional encoding a model holds, and what is wrong with it. PATH is a
+model folder, a ``config.json`` / ``params.json`` / ``*.index.json``, a ``.gguf`` file or
+a tensor file (NumPy, safetensors, PyTorch). One pass: the readers
+(:func:`sinpe.checkpoint.models.read_model`: headers and metadata only), then the
+analysis -- the config's encodings (:mod:`sinpe.checkpoint.configs`), each position
+tensor (:func:`sinpe.checkpoint.tensors.tensor_encoding`), checked against the config --
+giving typed findings (:class:`sinpe.checkpoint.findings.Report`), then a printer: one
+block per encoding and a one-line summary, or ``--json``.
 
-Exit status: 0 when every inspected tensor is a known convention within its
-dtype's rounding, 1 when one is not (or shows a known bug), 2 for a usage error
-or a file or tensor it cannot read -- with a message, never a traceback.
-Also ``python -m sinpe inspect``. Standard library (argparse) and NumPy only.
+Exit status: 0 when everything is a known encoding and consistent, 1 when something is
+not (a problem: a stored inv_freq against the config, a config transformers would
+reject, a known bug), 2 for a usage error or a file it cannot read -- with a one-line
+message, never a traceback. Also ``python -m sinpe inspect``. Standard library
+(argparse) and NumPy only.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from sinpe.checkpoint.configs import config_encodings, gguf_encodings, params_encodings
 from sinpe.checkpoint.files import FORMATS, CheckpointError, open_tensors
-from sinpe.checkpoint.tensors import Finding, inspect_tensor, position_tensors
+from sinpe.checkpoint.findings import Encoding, Report
+from sinpe.checkpoint.models import read_model
+from sinpe.checkpoint.tensors import Finding, inspect_tensor, position_tensors, tensor_encoding
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_PROBLEM", "inspect_file", "main"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_PROBLEM", "inspect_file", "inspect_path", "main"]
 
 #: Every inspected tensor is a known convention within its dtype's rounding.
 EXIT_OK = 0
@@ -43,17 +51,22 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     inspect = commands.add_parser(
         "inspect",
-        help="say which positional encoding a checkpoint holds, and what is wrong with it",
+        help="say which positional encoding a model holds, and what is wrong with it",
         description=(
-            "Inspect the position tensors of a checkpoint file: sinusoidal tables "
-            "(convention, base, layout, first position, precision, known bugs), RoPE "
-            "inv_freq (base and scaling) and ALiBi slopes (head count). Exit 0: all "
-            "known conventions; 1: one is not, or shows a known bug; 2: bad input."
+            "Inspect a model's positional encoding: its config.json (rope_theta, "
+            "rope_scaling or rope_parameters, computed as transformers computes them), "
+            "params.json, GGUF metadata, and its position tensors (sinusoidal tables, "
+            "RoPE inv_freq, ALiBi slopes), each checked against the config. Local files "
+            "only, headers and metadata only. Exit 0: known and consistent; 1: a "
+            "problem; 2: bad input."
         ),
-        epilog=f"Formats: {', '.join(FORMATS)} (.safetensors needs pip install "
+        epilog=f"PATH: a model folder, config.json, params.json, *.index.json, *.gguf, "
+        f"or a tensor file ({', '.join(FORMATS)}; .safetensors needs pip install "
         f"'sinpe[files]'; PyTorch files need torch).",
     )
-    inspect.add_argument("path", metavar="PATH", help="the checkpoint file")
+    inspect.add_argument(
+        "path", metavar="PATH", help="a model folder, a config, a GGUF or a tensor file"
+    )
     inspect.add_argument(
         "--key", metavar="NAME", help="inspect this tensor (default: every position tensor)"
     )
@@ -97,6 +110,77 @@ def inspect_file(path: str, key: str | None = None) -> tuple[list[Finding | str]
         findings.append(finding)
         status = max(status, finding.exit_code)
     return findings, status
+
+
+def inspect_path(path: str, key: str | None = None) -> Report:
+    """Everything ``sinpe inspect PATH`` finds, as a :class:`~sinpe.checkpoint.findings.Report`.
+
+    The encodings the configs and GGUF metadata declare come first, then one per
+    position tensor (or the ``key`` tensor), each checked against the declared RoPE. A
+    path that cannot be read, or holds nothing about positions, raises
+    :class:`~sinpe.checkpoint.files.CheckpointError`.
+    """
+    if key is not None:
+        findings, _ = inspect_file(path, key)
+        report = Report(str(path), read=[str(path)])
+        for finding in findings:
+            _add_tensor(report, finding)
+        return report
+    model = read_model(path)
+    report = Report(str(path), read=list(model.read))
+    analyses = (
+        ("config.json", model.config, lambda: config_encodings(model.config)),
+        ("params.json", model.params, lambda: params_encodings(model.params)),
+        (
+            "the GGUF metadata",
+            model.gguf,
+            lambda: gguf_encodings(model.gguf.metadata, model.gguf.infos),
+        ),
+    )
+    for source, present, analyse in analyses:
+        if present is None:
+            continue
+        try:
+            report.encodings += analyse()
+        except CheckpointError:
+            raise
+        except (TypeError, ValueError, KeyError, ArithmeticError, AttributeError) as error:
+            # a value of the wrong kind somewhere in a hostile file: a message, not a traceback
+            raise CheckpointError(
+                f"{source} holds a position setting sinpe cannot read: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+    declared = list(report.encodings)
+    if not declared and not model.tensors:
+        raise CheckpointError(
+            f"nothing in {path} is about positions: no config and no tensor whose name "
+            f"says position ({model.tensor_count} tensors listed)"
+        )
+    for name, stored in model.tensors.items():
+        try:
+            report.encodings.append(tensor_encoding(stored, declared))
+        except (ValueError, TypeError, ArithmeticError, MemoryError) as error:
+            report.unreadable.append(f"{name}: {error or type(error).__name__}")
+    return report
+
+
+def _add_tensor(report: Report, finding: Finding | str) -> None:
+    if isinstance(finding, str):
+        report.unreadable.append(finding)
+        return
+    kinds = {"table": "sinusoidal", "rope": "rope", "alibi": "alibi"}
+    kind = kinds.get(finding.kind, "unknown") if finding.verdict != "unknown" else "unknown"
+    problems = [] if finding.verdict == "ok" else [finding.summary]
+    report.encodings.append(
+        Encoding(
+            finding.name,
+            kind,
+            summary=finding.summary,
+            base=finding.details.get("base"),
+            problems=problems,
+            details={"tensor": finding.as_dict()},
+        )
+    )
 
 
 def _keys(tensors: dict) -> str:
@@ -152,23 +236,112 @@ def _summary(findings: list[Finding | str], status: int) -> str:
     return f"{', '.join(parts)} (exit {status})"
 
 
+def _config_block(encoding: Encoding) -> str:
+    lines = [f"{encoding.source}: {encoding.summary}"]
+    steps = encoding.ladder
+    if steps is not None:
+        factor = encoding.scaling.factor if encoding.scaling and encoding.scaling.factor else None
+        parts = [
+            f"{steps.pairs} pairs",
+            f"wavelengths {steps.fastest_wavelength:.3g} to {steps.slowest_wavelength:.3g} tokens",
+            f"{steps.kept} kept",
+        ]
+        if factor is not None and factor != 1:
+            parts.append(f"{steps.stretched} stretched \N{MULTIPLICATION SIGN}{factor:g}")
+            parts.append(f"{steps.blended} blended")
+        if steps.still:
+            parts.append(f"{steps.still} not turning")
+        if steps.target_context:
+            parts.append(f"targets {steps.target_context} tokens")
+        lines.append(f"  ladder: {', '.join(parts)}")
+    if encoding.context is not None:
+        lines.append(f"  context: {encoding.context} positions")
+    lines += [f"  note: {note}" for note in encoding.notes]
+    lines += [f"  PROBLEM: {problem}" for problem in encoding.problems]
+    return "\n".join(lines)
+
+
+def _report_summary(report: Report) -> str:
+    kinds: dict[str, int] = {}
+    for encoding in report.encodings:
+        kinds[encoding.kind] = kinds.get(encoding.kind, 0) + 1
+    count = len(report.encodings)
+    parts = [f"{count} encoding{'s' if count != 1 else ''}"]
+    parts.append(", ".join(f"{n} {kind}" for kind, n in kinds.items()) or "none")
+    problems = sum(len(e.problems) for e in report.encodings)
+    parts.append(f"{problems} problem{'s' if problems != 1 else ''}")
+    if report.unreadable:
+        parts.append(f"{len(report.unreadable)} unreadable")
+    return f"{'; '.join(parts)} (exit {report.exit_code})"
+
+
+def _print_report(report: Report) -> None:
+    print(f"{report.path}:")
+    if len(report.read) > 1 or Path(report.path).is_dir():
+        print(f"  read: {', '.join(report.read)}")
+    tensors_only = all("tensor" in e.details for e in report.encodings)
+    findings: list[Finding | str] = []
+    for encoding in report.encodings:
+        if "tensor" in encoding.details and tensors_only:
+            findings.append(_as_finding(encoding))
+            print(_block(findings[-1]))
+        elif "tensor" in encoding.details:
+            print(_block(_as_finding(encoding)))
+            lines = [f"  PROBLEM: {p}" for p in encoding.problems]
+            if not encoding.problems:
+                lines.append(f"  against the config: {encoding.summary}")
+            print("\n".join(lines))
+        else:
+            print(_config_block(encoding))
+    for message in report.unreadable:
+        findings.append(message)
+        print(_block(message))
+    if tensors_only:
+        print(_summary(findings, report.exit_code))
+    else:
+        print(_report_summary(report))
+
+
+def _as_finding(encoding: Encoding) -> Finding:
+    stored = dict(encoding.details["tensor"])
+    fixed = {k: stored.pop(k) for k in ("name", "shape", "dtype", "kind", "verdict", "summary")}
+    return Finding(
+        fixed["name"],
+        tuple(fixed["shape"]),
+        fixed["dtype"],
+        fixed["kind"],
+        fixed["verdict"],
+        fixed["summary"],
+        stored,
+    )
+
+
+def _json_ready(value):
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sinpe`` with ``argv`` (default: the command line); return the exit status."""
     parser = _parser()
     arguments = parser.parse_args(argv)  # exits 2 on a usage error
     try:
-        findings, status = inspect_file(arguments.path, arguments.key)
+        report = inspect_path(arguments.path, arguments.key)
     except CheckpointError as error:
+        message = " ".join(str(error).split())
         if arguments.json:
-            print(json.dumps({"file": arguments.path, "error": str(error), "exit": 2}, indent=2))
-        print(f"sinpe inspect: error: {error}", file=sys.stderr)
+            print(json.dumps({"file": arguments.path, "error": message, "exit": 2}, indent=2))
+        print(f"sinpe inspect: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    status = report.exit_code
     if arguments.json:
-        tensors = [f.as_dict() if isinstance(f, Finding) else {"error": f} for f in findings]
-        print(json.dumps({"file": arguments.path, "tensors": tensors, "exit": status}, indent=2))
+        found = report.as_dict()
+        for entry in found["encodings"]:
+            entry.pop("inv_freq", None)
+        found["tensors"] = [e.details["tensor"] for e in report.encodings if "tensor" in e.details]
+        found["tensors"] += [{"error": message} for message in report.unreadable]
+        print(json.dumps(found, indent=2, default=_json_ready))
     else:
-        print(f"{arguments.path}:")
-        for finding in findings:
-            print(_block(finding))
-        print(_summary(findings, status))
+        _print_report(report)
     return status

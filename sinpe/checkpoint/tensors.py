@@ -22,7 +22,6 @@ The command ``sinpe inspect`` (:mod:`sinpe.checkpoint.cli`) runs both on a file.
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -31,19 +30,17 @@ import numpy as np
 from sinpe._precision import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint._scan import _layout_of, _release
+from sinpe.checkpoint.configs import ladder, rope_summary
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
+from sinpe.checkpoint.findings import Encoding, Scaling
+from sinpe.checkpoint.models import POSITION_NAME
 from sinpe.checkpoint.tables import BUGGY_TABLES, buggy_table, inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
 from sinpe.rope import llama3_frequencies, scaled_frequencies
 
-__all__ = ["POSITION_NAME", "Finding", "inspect_tensor", "position_tensors"]
+__all__ = ["Finding", "inspect_tensor", "position_tensors", "tensor_encoding"]
 
-#: A tensor name that says "position" (matched anywhere in the name, case-insensitive).
-POSITION_NAME = re.compile(
-    r"(?i)(position|wpe|(^|[._/])pos(_|[._/]|$)|pos_emb|inv_freq|rotary|alibi|slopes|"
-    r"timing_signal|sinusoid)"
-)
 
 #: Rows read for the sample checks: the first ones, evenly spread ones, the last ones.
 _SAMPLE_ROWS = 64
@@ -105,7 +102,7 @@ class Finding:
 
 
 def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
-    """The names that :data:`POSITION_NAME` matches among ``tensors``, of a floating dtype.
+    """The names :data:`~sinpe.checkpoint.models.POSITION_NAME` matches, of a floating dtype.
 
     ``tensors`` comes from :func:`sinpe.checkpoint.files.open_tensors`; the names keep the
     file's order. Integer tensors (``position_ids`` buffers) hold indices, not
@@ -692,3 +689,218 @@ def _inspect_slopes(slopes: np.ndarray, tolerance: float):
     reason = f"slope 0 is {slopes[0]:.6g}, ALiBi's for {heads} heads is {expected[0]:.6g}"
     details["reason"] = reason
     return "alibi", "unknown", f"not ALiBi's slopes: {reason}", details
+
+
+# --- a tensor as an Encoding, checked against what the config declares -----------------------
+
+
+def tensor_encoding(stored: StoredTensor, declared: list[Encoding] = ()) -> Encoding:
+    """One position tensor as an :class:`~sinpe.checkpoint.findings.Encoding`, checked
+    against the encodings its model's config or GGUF metadata ``declared``.
+
+    A stored ``inv_freq`` (or Meta's ``rope.freqs``) must equal the declared RoPE's
+    frequencies within float32's rounding and be stored in float32 or wider; GGUF's
+    ``rope_freqs.weight`` (Llama 3.1's per-pair divisors) is decoded back to its factor
+    and original context, and must be Llama 3.1's formula for the keys the file states;
+    ``rope_factors_long/short.weight`` are LongRoPE's factors; a table the model declares
+    learned is learned. A tensor that cannot be inspected raises
+    :class:`~sinpe.checkpoint.files.CheckpointError`.
+    """
+    name = stored.name
+    rope = next((e for e in declared if e.kind == "rope"), None)
+    if _is_gguf_factors(name):
+        return _gguf_factors(stored, rope)
+    finding = inspect_tensor(stored)
+    found = Encoding(
+        name,
+        _KIND_OF.get(finding.kind, "unknown"),
+        summary=finding.summary,
+        details={"tensor": finding.as_dict()},
+    )
+    details = finding.details
+    if finding.kind == "table":
+        _table_encoding(found, finding, declared)
+    elif finding.kind == "rope":
+        found.base = details.get("base")
+        found.rotary_dim = details.get("rotary_dim")
+        scaling = details.get("scaling")
+        if scaling and scaling != "plain":
+            found.scaling = Scaling(scaling, details.get("factor"), details.get("original_length"))
+        if finding.verdict != "ok":
+            found.kind = "unknown"
+            found.problems.append(finding.summary)
+    elif finding.verdict != "ok":
+        found.problems.append(finding.summary)
+        if finding.verdict == "unknown":
+            found.kind = "unknown"
+    if rope is not None and _is_inv_freq(name) and finding.kind in ("rope", "vector"):
+        found.kind = "rope"
+        found.problems[:] = []
+        _check_inv_freq(found, stored, rope)
+    return found
+
+
+_KIND_OF = {"table": "sinusoidal", "rope": "rope", "alibi": "alibi"}
+
+
+def _is_inv_freq(name: str) -> bool:
+    lowered = name.lower()
+    return lowered.endswith("inv_freq") or lowered.endswith("rope.freqs")
+
+
+def _is_gguf_factors(name: str) -> bool:
+    return name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short."))
+
+
+def _table_encoding(found: Encoding, finding: Finding, declared) -> None:
+    details = finding.details
+    learned = any(e.kind == "learned" for e in declared)
+    found.context = details.get("rows")
+    if finding.verdict == "ok":
+        found.base = details.get("base")
+        return
+    untrained = details.get("bug") == "table overwritten by init"
+    if (finding.verdict == "unknown" or untrained) and learned:
+        found.kind = "learned"
+        if untrained:
+            found.notes.append("its entries look like N(0, 0.02) noise: an untrained table?")
+        found.summary = (
+            f"a learned table of {details.get('rows')} positions (as the model declares)"
+        )
+        return
+    if finding.verdict == "unknown":
+        found.kind = "unknown"
+    found.problems.append(finding.summary)
+
+
+def _check_inv_freq(found: Encoding, stored: StoredTensor, rope: Encoding) -> None:
+    expected = rope.details.get("inv_freq")
+    values = np.asarray(stored.read(), dtype=np.float64).reshape(-1)
+    found.base, found.scaling, found.rotary_dim = rope.base, rope.scaling, rope.rotary_dim
+    found.pairing, found.head_dim = rope.pairing, rope.head_dim
+    if stored.dtype in ("bfloat16", "float16"):
+        found.problems.append(
+            f"{stored.name} is stored in {stored.dtype}: RoPE frequencies need float32 "
+            f"(a rounded inv_freq turns every position by a slightly wrong angle; recompute it "
+            f"from the config in float32)"
+        )
+    if expected is None or values.shape != expected.shape:
+        found.problems.append(
+            f"{stored.name} holds {values.size} frequencies; the config implies "
+            f"{'none' if expected is None else expected.size}"
+        )
+        return
+    tolerance = 2.0**-7 if stored.dtype in ("bfloat16", "float16") else 1e-5
+    worst = float(np.max(np.abs(values - expected) / expected))
+    found.details["max_relative_error"] = worst
+    if worst > tolerance:
+        index = int(np.argmax(np.abs(values - expected) / expected))
+        found.problems.append(
+            f"{stored.name} disagrees with the config's base {rope.base:g} and scaling "
+            f"{'none' if rope.scaling is None else rope.scaling.type}: pair {index} is "
+            f"{values[index]:.6g}, the config implies {expected[index]:.6g} "
+            f"(the stored vector reads as: {found.summary})"
+        )
+    else:
+        found.summary = (
+            f"the stored inv_freq equals the config's frequencies (within {worst:.2g}, relative)"
+        )
+
+
+def _gguf_factors(stored: StoredTensor, rope: Encoding | None) -> Encoding:
+    values = np.asarray(stored.read(), dtype=np.float64).reshape(-1)
+    found = Encoding(stored.name, "rope", details={"factors": values.size})
+    if not (np.isfinite(values).all() and (values > 0).all()):
+        raise CheckpointError(f"{stored.name} holds a factor that is not finite and positive")
+    if stored.name.startswith("rope_factors_"):
+        which = "long" if "long" in stored.name else "short"
+        found.summary = (
+            f"LongRoPE {which} factors: {values.size} per-pair divisors, "
+            f"{values.min():.4g} to {values.max():.4g}"
+        )
+        found.scaling = Scaling("longrope")
+        if rope is not None:
+            found.base, found.rotary_dim, found.pairing = rope.base, rope.rotary_dim, rope.pairing
+            if rope.scaling is None:  # the file's RoPE is LongRoPE: say so in its entry
+                rope.scaling = found.scaling
+                rope.summary = rope_summary(rope)
+                rope.notes.append(f"scaling from {stored.name}: LongRoPE's per-pair factors")
+            if rope.rotary_dim and values.size != rope.rotary_dim // 2:
+                found.problems.append(
+                    f"{stored.name} has {values.size} factors; rope.dimension_count "
+                    f"{rope.rotary_dim} has {rope.rotary_dim // 2} pairs"
+                )
+        return found
+    if rope is None or rope.base is None or not rope.rotary_dim:
+        found.kind = "unknown"
+        found.problems.append(f"{stored.name}: no rope.freq_base and dimension count to decode it")
+        return found
+    found.base, found.rotary_dim, found.pairing = rope.base, rope.rotary_dim, rope.pairing
+    found.head_dim = rope.head_dim
+    decoded = _decode_llama3(values, rope.rotary_dim, rope.base)
+    stated = rope.scaling
+    if decoded is None:
+        found.problems.append(
+            f"{stored.name} is not Llama 3.1's formula at base {rope.base:g} for any factor, "
+            f"band and original context (divisors {values[0]:.4g} ... {values[-1]:.4g})"
+        )
+        found.summary = f"per-pair RoPE divisors of no known rule ({values.size} pairs)"
+        return found
+    factor, original, low, high = decoded
+    found.scaling = Scaling(
+        "llama3", factor, original, {"low_freq_factor": low, "high_freq_factor": high}
+    )
+    found.summary = (
+        f"llama3 \N{MULTIPLICATION SIGN}{factor:g} from {original} (Llama 3.1's per-pair factors)"
+    )
+    if stated is not None and stated.factor is not None and not math.isclose(stated.factor, factor):
+        found.problems.append(
+            f"{stored.name} is Llama 3.1's rule at factor {factor:g}, but the file states "
+            f"rope.scaling.factor {stated.factor:g}"
+        )
+    if stated is not None and stated.original_context and stated.original_context != original:
+        found.problems.append(
+            f"{stored.name} is Llama 3.1's rule from {original}, but the file states "
+            f"rope.scaling.original_context_length {stated.original_context}"
+        )
+    if stated is None:  # the file's RoPE is Llama 3.1's: say so in its entry
+        theta = frequencies(rope.rotary_dim, base=rope.base) / values
+        rope.scaling = found.scaling
+        rope.details["inv_freq"] = theta
+        rope.ladder = ladder(theta, rope.rotary_dim, rope.base, rope.scaling)
+        rope.summary = rope_summary(rope)
+        rope.notes.append(f"scaling from {stored.name}: Llama 3.1's per-pair divisors")
+    return found
+
+
+#: Llama 3.1's bands tried when decoding rope_freqs (low_freq_factor, high_freq_factor).
+_BANDS = ((1.0, 4.0), (1.0, 2.0), (1.0, 8.0), (2.0, 4.0), (1.0, 1.0))
+
+
+def _decode_llama3(divisors: np.ndarray, width: int, base: float):
+    """(factor, original context, low, high) whose Llama 3.1 divisors are ``divisors``."""
+    if divisors.size != width // 2 or width < 4:
+        return None
+    factor = _round(float(divisors.max()))
+    plain = frequencies(width, base=base)
+    for length in _LENGTHS:
+        for low, high in _BANDS:
+            if high == low:
+                wavelength = 2 * np.pi / plain
+                expected = np.where(wavelength > length / low, factor, 1.0)
+            else:
+                try:
+                    theta = llama3_frequencies(
+                        width,
+                        max(factor, 1.0),
+                        base=base,
+                        low_freq_factor=low,
+                        high_freq_factor=high,
+                        original_length=length,
+                    )
+                except ValueError:
+                    return None
+                expected = plain / theta
+            if _close(divisors, expected, 1e-5):
+                return factor, length, low, high
+    return None
