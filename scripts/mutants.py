@@ -64,7 +64,7 @@ def modules_used(text: str) -> set[str]:
 def test_files(module: str) -> list[str]:
     """The test files run for a mutant of ``sinpe/<module>`` (``"lab/nn.py"``), found, not
     listed: every ``tests/test_*.py`` that uses the module (:func:`modules_used`) -- or,
-    for a private module without a test file of its own (``checkpoint/_scan.py``), that
+    for a private module without a test file of its own (``_trig.py``), that
     uses a module importing it -- its own file first, then the independent oracles, then
     the rest from the smallest (``-x`` stops at the first failure, so a killed mutant
     costs little)."""
@@ -1183,91 +1183,91 @@ MUTANTS: list[Mutant] = [
         "causal_mask: the diagonal masked too (off by one)",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         '"concat": (slice(0, half), slice(half, 2 * half), slice(2 * half, width)),',
         '"concat": (slice(0, half), slice(half + 1, 2 * half + 1), slice(2 * half, width)),',
         "inspect_table: concat pairs off by one",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "if layout.padding is not None or not layout.cosines == layout.frequencies.size > 0:",
         "if not layout.cosines == layout.frequencies.size > 0:",
         "inspect_table: padded layouts take the rotation shortcut",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "self.fine = (np.cos(fine) - 1j * np.sin(fine)).astype(pairs)",
         "self.fine = (np.cos(fine) + 1j * np.sin(fine)).astype(pairs)",
         "inspect_table: fine rotation conjugated",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "expected -= np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "expected += np.multiply(fine_sin[:, :count], sin_a[:count], out=self.other[:rows, :count])",
         "inspect_table: angle addition with the wrong sign",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "rounded = np.round(block[:, shared].astype(np.float64), 3)",
         "rounded = np.round(block[:, shared].astype(np.float64), 2)",
         "inspect_table: equal columns compared to 2 decimals",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "mismatch[inverse[here][differ]] = True",
         "mismatch[inverse[here][differ]] = False",
         "inspect_table: hash collisions counted as repeats",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "tied_mask[:-1] |= tie",
         "tied_mask[:-1] |= False",
         "inspect_table: tied rows not compared",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "total += float(np.sum(factor[width:, width:] ** 2))",
         "total += float(np.sum(factor[:, width:] ** 2))",
         "inspect_table: QR residual over the wrong block",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "inputs, targets = factor[:, :kept], factor[:, kept:]",
         "targets, inputs = factor[:, :kept], factor[:, kept:]",
         "inspect_table: inputs and targets swapped in the QR",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "dots = gram[:, index, index + k]",
         "dots = gram[:, index, index + k - 1]",
         "inspect_table: offset dot products off by one",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "return max(worst, _extreme(block[:, layout.zeros_at]))",
         "return worst",
         "inspect_table: zero columns not checked",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []",
         "padded = []",
         "inspect_table: padding rows not exempted",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "np.minimum(found.col_min, low, out=found.col_min)",
         "np.maximum(found.col_min, low, out=found.col_min)",
         "inspect_table: column minimum tracks the maximum",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).all(axis=0)",
         "same = (rounded == rounded[:, where_first[classes[shared]]]).any(axis=0)",
         "inspect_table: columns equal when one entry is",
     ),
     M(
-        "checkpoint/_scan.py",
+        "checkpoint/tables.py",
         "if tolerance - generator.margin < worst <= tolerance + generator.margin:",
         "if False:",
         "inspect_table: borderline rows not re-checked with encode",

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -360,7 +361,7 @@ def rope_init(
     return _yarn(parameters, rotated, factor, base, original)
 
 
-def _required(parameters: Mapping, key: str) -> object:
+def _required(parameters: Mapping, key: str) -> Any:
     if key not in parameters:
         raise KeyError(
             f"rope_parameters of rope_type {parameters.get('rope_type', 'default')!r} needs "
@@ -369,7 +370,9 @@ def _required(parameters: Mapping, key: str) -> object:
     return parameters[key]
 
 
-def _yarn(parameters: Mapping, rotated: int, factor: float, base: float, original: int):
+def _yarn(
+    parameters: Mapping, rotated: int, factor: float, base: float, original: int
+) -> tuple[np.ndarray, float]:
     theta = yarn_frequencies(
         rotated,
         factor,
@@ -387,7 +390,9 @@ def _yarn(parameters: Mapping, rotated: int, factor: float, base: float, origina
     return theta, float(attention)
 
 
-def _longrope(parameters: Mapping, rotated: int, base: float, longest, seq_len):
+def _longrope(
+    parameters: Mapping, rotated: int, base: float, longest: object, seq_len: int | None
+) -> tuple[np.ndarray, float]:
     original = _LENGTH(
         _required(parameters, "original_max_position_embeddings"),
         "original_max_position_embeddings",

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe.checkpoint import _scan as _table_scan
+from sinpe.checkpoint import tables as engine
 from sinpe.checkpoint.tables import inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import positional_encoding
@@ -171,7 +171,7 @@ def same_report(table, positions=None, tolerance=1e-3, exact_residual=True):
 @pytest.mark.parametrize("mode", MODES)
 def test_same_report_as_the_direct_algorithm(mode, monkeypatch):
     for name, value in MODES[mode].items():
-        monkeypatch.setattr(_table_scan, name, value)
+        monkeypatch.setattr(engine, name, value)
     for label, table in CASES:
         try:
             same_report(table, exact_residual=mode != "large-table paths")
@@ -196,9 +196,7 @@ def test_entries_at_the_tolerance_are_compared_with_encode_itself():
 
 def test_repeated_rows_are_counted_exactly_when_every_hash_collides(monkeypatch):
     # every row hashes alike: the count comes from comparing the rows themselves
-    monkeypatch.setattr(
-        _table_scan, "_mix", lambda bits, weights: np.zeros(bits.shape[0], np.uint64)
-    )
+    monkeypatch.setattr(engine, "_mix", lambda bits, weights: np.zeros(bits.shape[0], np.uint64))
     table = sinpe.positional_encoding(np.arange(40), 8)
     table[[5, 17, 33]] = table[2]
     table[[6, 7]] = table[30]
@@ -208,7 +206,7 @@ def test_repeated_rows_are_counted_exactly_when_every_hash_collides(monkeypatch)
 
 
 def test_columns_that_differ_only_in_late_rows_are_distinct(monkeypatch):
-    monkeypatch.setattr(_table_scan, "_BLOCK_ENTRIES", 1)  # 8-row blocks
+    monkeypatch.setattr(engine, "_BLOCK_ENTRIES", 1)  # 8-row blocks
     table = sinpe.positional_encoding(np.arange(200), 8)
     table[:, 6] = table[:, 4]
     same_report(table)  # two equal columns: "only 7 of 8 varying columns"
@@ -218,7 +216,7 @@ def test_columns_that_differ_only_in_late_rows_are_distinct(monkeypatch):
 
 
 def test_nan_in_a_late_block_is_reported_at_its_index(monkeypatch):
-    monkeypatch.setattr(_table_scan, "_BLOCK_ENTRIES", 1)
+    monkeypatch.setattr(engine, "_BLOCK_ENTRIES", 1)
     table = sinpe.positional_encoding(np.arange(100), 8, dtype=np.float32)
     table[77, 3] = np.nan
     with pytest.raises(ValueError, match=r"table must be finite, got .*nan.* at index \(77, 3\)"):
@@ -266,7 +264,7 @@ def test_a_large_table_with_one_pair_swapped_late_is_rejected(big):
 def test_a_read_only_map_is_let_go_and_a_private_one_is_left_alone(tmp_path):
     """_release unmaps what a read-only np.memmap has read (the data stay the file's)
     and never touches a copy-on-write map, whose changes live only in its pages."""
-    from sinpe.checkpoint._scan import _release
+    from sinpe.checkpoint.tables import _release
 
     path = tmp_path / "table.npy"
     np.save(path, sinpe.table(64, 16))

@@ -79,15 +79,15 @@ SKIP = {
     "sinpe.checkpoint.files.StoredTensor": "record of one tensor of a file (built by open_tensors)",
     "sinpe.checkpoint.files.CheckpointError": "an exception class",
     "sinpe.checkpoint.findings.Encoding": "result record of the analyses (checks kind, pairing)",
-    "sinpe.checkpoint.findings.Ladder": "result record (built by configs.ladder)",
+    "sinpe.checkpoint.findings.Ladder": "result record (built by findings.ladder)",
     "sinpe.checkpoint.findings.Report": "result record of cli.inspect_path",
     "sinpe.checkpoint.findings.Scaling": "result record of the analyses",
     "sinpe.checkpoint.gguf.GGUF": "result record of read_gguf",
     "sinpe.checkpoint.gguf.GGUFArray": "result record of read_gguf",
     "sinpe.checkpoint.models.Model": "result record of read_model",
-    "sinpe.checkpoint.configs.ladder": "internal step of the analyses: checked arrays only",
+    "sinpe.checkpoint.findings.ladder": "internal step of the analyses: checked arrays only",
     "sinpe.checkpoint.configs.implied_frequencies": "an accessor of an Encoding",
-    "sinpe.checkpoint.configs.rope_summary": "a printer of an Encoding the analyses built",
+    "sinpe.checkpoint.findings.rope_summary": "a printer of an Encoding the analyses built",
     "sinpe.checkpoint.tensors.tensor_encoding": "takes read_model's StoredTensor",
     "sinpe.checkpoint.configs.gguf_encodings": "takes read_gguf's metadata (hostile files: "
     "test_inspect_models.py)",
@@ -350,7 +350,9 @@ CASES: dict[str, Case] = {
         rope_scaling.dynamic_frequencies, lambda: dict(d_model=8, factor=2.0)
     ),
     "sinpe.rope_scaling.yarn_frequencies": Case(
-        rope_scaling.yarn_frequencies, lambda: dict(d_model=8, factor=2.0)
+        # beta_slow < beta_fast: the pair of rules depends on each other, so given
+        rope_scaling.yarn_frequencies,
+        lambda: dict(d_model=8, factor=2.0, beta_fast=32.0, beta_slow=1.0),
     ),
     "sinpe.rope_scaling.yarn_attention_factor": Case(
         rope_scaling.yarn_attention_factor, lambda: dict(factor=2.0)

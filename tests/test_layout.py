@@ -76,14 +76,6 @@ def test_sinpe_has_no_import_circle(sinpe_graph):
     assert floors["sinpe._validation"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="8 floors: sinpe.__main__ -> checkpoint.cli -> checkpoint.tensors -> "
-    "checkpoint.tables -> checkpoint._scan -> conventions -> core -> _trig. The checkpoint "
-    "wing stacks four floors on conventions; one cut there makes 7 (tables taking in "
-    "_scan's engine, tensors not importing tables, or _scan importing core only). "
-    "Strict: once the graph is that flat this mark fails and must go.",
-)
 def test_sinpe_has_at_most_seven_floors(sinpe_graph):
     floors = layout.floors(sinpe_graph)
     chain = " -> ".join(layout.longest_chain(sinpe_graph))

@@ -29,6 +29,8 @@ NOT_POINTERS = re.compile(r"NN|\(|\*|\.\.\.|<|\bx\.py$|\btest_x\b|^_build/|^\.ve
 ELSEWHERE = {
     "requirements.txt": "inside the notebook zips (scripts/notebook_zips.py writes it)",
     "objects.inv": "the generic name of a Sphinx inventory (book/_inventories/ ships two)",
+    "params.json": "a file of a Meta model folder, which sinpe inspect reads",
+    "model.safetensors.index.json": "a file of a Hugging Face model folder (sinpe inspect)",
 }
 
 

@@ -4,14 +4,19 @@ The readers (:mod:`~sinpe.checkpoint.files`, :mod:`~sinpe.checkpoint.gguf`,
 :mod:`~sinpe.checkpoint.models`) and the analyses (:mod:`~sinpe.checkpoint.configs`,
 :mod:`~sinpe.checkpoint.tensors`) produce these; the printers
 (:mod:`~sinpe.checkpoint.cli`) read their attributes, never string keys.
-:meth:`Encoding.as_dict` is the ``--json`` contract. Standard library only.
+:meth:`Encoding.as_dict` is the ``--json`` contract; :func:`ladder` and
+:func:`rope_summary` describe a RoPE finding for both printers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "PAIRINGS", "Encoding", "Ladder", "Report", "Scaling"]
+import numpy as np
+
+from sinpe.core import frequencies
+
+__all__ = ["KINDS", "PAIRINGS", "Encoding", "Ladder", "Report", "Scaling", "ladder", "rope_summary"]
 
 #: What an encoding can be.
 KINDS = ("sinusoidal", "learned", "rope", "alibi", "relative-bias", "none", "unknown")
@@ -135,3 +140,69 @@ class Report:
             "errors": list(self.unreadable),
             "exit": self.exit_code,
         }
+
+
+# --- the ladder and the summary of a RoPE finding -------------------------------
+
+
+def ladder(theta: np.ndarray, rotary_dim: int, base: float, scaling: Scaling | None) -> Ladder:
+    """The ladder of ``theta`` against the plain frequencies of ``rotary_dim`` at ``base``."""
+    plain = frequencies(rotary_dim, base=base)[: theta.size]
+    turning = theta > 0
+    with np.errstate(divide="ignore"):
+        stretch = np.where(turning, plain / np.where(turning, theta, 1.0), np.inf)
+    factor = scaling.factor if scaling is not None and scaling.factor else 1.0
+    kept = turning & np.isclose(stretch, 1.0, rtol=1e-6, atol=0)
+    stretched = turning & ~kept & np.isclose(stretch, factor, rtol=1e-6, atol=0)
+    wavelengths = 2 * np.pi / theta[turning] if turning.any() else np.array([np.inf])
+    target = None
+    if scaling is not None and scaling.original_context and scaling.factor:
+        target = round(scaling.original_context * scaling.factor)
+    return Ladder(
+        fastest_wavelength=float(wavelengths.min()),
+        slowest_wavelength=float(wavelengths.max()),
+        pairs=int(theta.size),
+        kept=int(kept.sum()),
+        stretched=int(stretched.sum()),
+        blended=int((turning & ~kept & ~stretched).sum()),
+        still=int((~turning).sum()),
+        target_context=target,
+    )
+
+
+def rope_summary(encoding: Encoding) -> str:
+    """The one-line human form of a RoPE encoding."""
+    parts = [f"RoPE, base {encoding.base:g}"]
+    scaling = encoding.scaling
+    if scaling is None:
+        parts.append("no scaling")
+    elif scaling.type == "proportional":
+        parts.append(
+            f"proportional, {scaling.parameters['partial_rotary_factor']:g} of the pairs turning"
+        )
+    else:
+        text = f"{scaling.type}"
+        if scaling.factor is not None:
+            text += f" \N{MULTIPLICATION SIGN}{scaling.factor:g}"
+        if scaling.original_context:
+            text += f" from {scaling.original_context}"
+        parts.append(text)
+    parts.append(f"head_dim {encoding.head_dim}")
+    if encoding.rotary_dim == encoding.head_dim:
+        parts.append(f"all {encoding.rotary_dim} dims rotated")
+    else:
+        parts.append(f"{encoding.rotary_dim} of {encoding.head_dim} dims rotated")
+    names = {"concat": "concat (split-half)", "interleaved": "interleaved (x_2i, x_2i+1)"}
+    parts.append(f"pairing {names.get(encoding.pairing, 'unknown')}")
+    if encoding.layers != "all":
+        parts.append(_shown_layers(encoding.layers))
+    return ", ".join(parts)
+
+
+def _shown_layers(layers) -> str:
+    if layers == "all":
+        return "every layer"
+    if isinstance(layers, str):
+        return f"the {layers} layers"
+    more = ", ..." if len(layers) > 6 else ""
+    return f"{len(layers)} layers ({', '.join(map(str, layers[:6]))}{more})"

@@ -29,12 +29,10 @@ import numpy as np
 
 from sinpe._precision import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
-from sinpe.checkpoint._scan import _layout_of, _release
-from sinpe.checkpoint.configs import ladder, rope_summary
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
-from sinpe.checkpoint.findings import Encoding, Scaling
+from sinpe.checkpoint.findings import Encoding, Scaling, ladder, rope_summary
 from sinpe.checkpoint.models import POSITION_NAME
-from sinpe.checkpoint.tables import BUGGY_TABLES, buggy_table, inspect_table
+from sinpe.checkpoint.tables import BUGGY_TABLES, _layout_of, _release, buggy_table, inspect_table
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
 from sinpe.rope import llama3_frequencies, scaled_frequencies
