@@ -20,8 +20,8 @@ beside the encoding: :mod:`sinpe.lab`, the NumPy Transformer the chapters train,
 :mod:`sinpe.checkpoint`, the ``sinpe inspect`` tool.
 """
 
+import functools
 import importlib
-import pkgutil
 
 from sinpe import _moved
 from sinpe._precision import PrecisionWarning
@@ -48,21 +48,33 @@ from sinpe.core import (
 
 __version__ = "0.1.0"
 
+
+@functools.cache
+def _submodules() -> tuple[str, ...]:
+    """``SUBMODULES``, found on first use: ``sinpe inspect`` starts without the walk."""
+    import pkgutil
+
+    return tuple(
+        sorted(
+            info.name.removeprefix("sinpe.")
+            for info in pkgutil.walk_packages(__path__, "sinpe.")
+            if not any(part.startswith("_") for part in info.name.split("."))
+        )
+    )
+
+
 #: Every public module on disk, by its name under ``sinpe`` (``"rope"``, ``"lab.nn"``,
 #: ``"checkpoint.cli"``): the encoding's modules, then the two wings ``lab`` (the NumPy
 #: model lab) and ``checkpoint`` (the checkpoint tool) with theirs. A new module is
-#: listed (and swept, documented, ...) by existing.
-SUBMODULES = tuple(
-    sorted(
-        info.name.removeprefix("sinpe.")
-        for info in pkgutil.walk_packages(__path__, "sinpe.")
-        if not any(part.startswith("_") for part in info.name.split("."))
-    )
-)
+#: listed (and swept, documented, ...) by existing. Read as ``sinpe.SUBMODULES`` (the
+#: walk runs on first use).
+SUBMODULES: tuple[str, ...]
 
 
 def __getattr__(name: str) -> object:
-    if name in SUBMODULES:
+    if name == "SUBMODULES":
+        return _submodules()
+    if name in _submodules():
         return importlib.import_module(f"sinpe.{name}")
     if name in _moved.MOVED:
         return importlib.import_module(f"sinpe.{name}")  # deprecated: warns
@@ -70,7 +82,7 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *(name for name in SUBMODULES if "." not in name)})
+    return sorted({*globals(), "SUBMODULES", *(n for n in _submodules() if "." not in n)})
 
 
 __all__ = [

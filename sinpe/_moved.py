@@ -8,12 +8,16 @@ in sinpe 0.3.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import types
 import warnings
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 #: Old module name under ``sinpe`` -> its new home (several: the module was split).
 MOVED: dict[str, tuple[str, ...]] = {
@@ -32,15 +36,17 @@ MOVED: dict[str, tuple[str, ...]] = {
 _EXPERIMENTS = ("token_accuracy", "attention_peak", "equivariance_gap", "extend_context")
 
 
-class _Moved(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``sinpe.<old>`` and loads a module that forwards to the new one."""
+class _Moved:
+    """Finds ``sinpe.<old>`` and loads a module that forwards to the new one (a meta path
+    finder and loader by their protocols: ``importlib.abc`` would cost ``sinpe inspect``
+    the import of ``importlib.resources`` and ``tempfile`` at start-up)."""
 
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
         old = fullname.removeprefix("sinpe.")
         if fullname.startswith("sinpe.") and old in MOVED:
-            return importlib.util.spec_from_loader(fullname, self)
+            return importlib.util.spec_from_loader(fullname, cast("Loader", self))
         return None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:

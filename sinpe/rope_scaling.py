@@ -28,9 +28,9 @@ Where other released code differs, the function says so. Meta's reference
 ``apply_scaling`` (llama-models, ``models/llama3/model.py``) computes ``"llama3"`` as
 transformers does (both band edges in the blend) with its constants fixed (8, 1, 4,
 8192); its Llama 4 version takes ``scale_factor`` and ``high_freq_factor`` and asserts
-that the blend band is not empty, while Llama-4-Scout's config sets ``low_freq_factor =
-high_freq_factor = 1``: transformers then keeps or divides every pair (no pair sits on
-the edge) and so does :func:`rope_init`. ggml's YaRN (``ggml_rope_yarn_corr_dims``)
+that the blend band is not empty, while a config may set ``low_freq_factor =
+high_freq_factor``: transformers then keeps or divides every pair (no pair sits on the
+edge) and so does :func:`rope_init`. ggml's YaRN (``ggml_rope_yarn_corr_dims``)
 floors and ceils the correction dimensions as ``truncate=True`` does, and llama.cpp
 stores Llama 3.1's blend as per-pair divisors (``rope_freqs.weight``). NumPy only.
 """
@@ -346,7 +346,7 @@ def rope_init(
             _required(parameters, "low_freq_factor"), "low_freq_factor"
         )
         high = Real(low)(_required(parameters, "high_freq_factor"), "high_freq_factor")
-        if high == low:  # Llama-4-Scout: no blend band, each pair kept or divided
+        if high == low:  # no blend band: each pair kept or divided
             theta = frequencies(rotated, base=base)
             return np.where(2 * math.pi / theta > original / low, theta / factor, theta), 1.0
         theta = llama3_frequencies(

@@ -164,7 +164,7 @@ def hf_llama3(rope_parameters_dict, dim, dtype=np.float64):
     high_freq_wavelen = old_context_len / high_freq_factor
     wavelen = 2 * math.pi / inv_freq
     inv_freq_llama = np.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
-    with np.errstate(divide="ignore", invalid="ignore"):  # Scout: high == low
+    with np.errstate(divide="ignore", invalid="ignore"):  # high == low: no blend band
         smooth_factor = (old_context_len / wavelen - low_freq_factor) / (
             high_freq_factor - low_freq_factor
         )
@@ -197,7 +197,7 @@ LLAMA31 = {
     "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
 }  # fmt: skip
 LLAMA32 = {**LLAMA31, "factor": 32.0}
-SCOUT = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
+NO_BLEND = {**LLAMA31, "factor": 16.0, "high_freq_factor": 1.0}
 
 
 @pytest.mark.parametrize(
@@ -243,7 +243,7 @@ def test_truncate_changes_the_ramp_ends_only():
 
 @pytest.mark.parametrize(
     ("parameters", "dim"),
-    [(LLAMA31, 128), (LLAMA32, 64), (SCOUT, 128), ({**LLAMA31, "rope_theta": 1e4}, 96)],
+    [(LLAMA31, 128), (LLAMA32, 64), (NO_BLEND, 128), ({**LLAMA31, "rope_theta": 1e4}, 96)],
 )
 def test_llama3_matches_transformers(parameters, dim):
     theta, attention = rope_init(parameters, dim)

@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from sinpe.checkpoint.configs import config_encodings, gguf_encodings, params_encodings
@@ -128,18 +129,15 @@ def inspect_path(path: str, key: str | None = None) -> Report:
         return report
     model = read_model(path)
     report = Report(str(path), read=list(model.read))
-    analyses = (
-        ("config.json", model.config, lambda: config_encodings(model.config)),
-        ("params.json", model.params, lambda: params_encodings(model.params)),
-        (
-            "the GGUF metadata",
-            model.gguf,
-            lambda: gguf_encodings(model.gguf.metadata, model.gguf.infos),
-        ),
-    )
-    for source, present, analyse in analyses:
-        if present is None:
-            continue
+    analyses: list[tuple[str, Callable[[], list[Encoding]]]] = []
+    if model.config is not None:
+        analyses.append(("config.json", partial(config_encodings, model.config)))
+    if model.params is not None:
+        analyses.append(("params.json", partial(params_encodings, model.params)))
+    if model.gguf is not None:
+        found = model.gguf
+        analyses.append(("the GGUF metadata", partial(gguf_encodings, found.metadata, found.infos)))
+    for source, analyse in analyses:
         try:
             report.encodings += analyse()
         except CheckpointError:
@@ -316,9 +314,10 @@ def _as_finding(encoding: Encoding) -> Finding:
     )
 
 
-def _json_ready(value):
-    if hasattr(value, "tolist"):
-        return value.tolist()
+def _json_ready(value: object) -> object:
+    tolist = getattr(value, "tolist", None)  # a NumPy array or scalar
+    if callable(tolist):
+        return tolist()
     raise TypeError(f"not JSON: {type(value).__name__}")
 
 

@@ -22,13 +22,22 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from sinpe.checkpoint.files import CheckpointError
 from sinpe.checkpoint.findings import Encoding, Scaling, _shown_layers, ladder, rope_summary
+from sinpe.checkpoint.gguf import GGUFValue
 from sinpe.core import frequencies
 from sinpe.rope_scaling import ROPE_TYPES, rope_init
+
+#: A parsed JSON object (``config.json``, ``params.json``, a ``rope_scaling`` dict): its
+#: values are whatever the file holds, each checked where it is read.
+JSONObject: TypeAlias = dict[str, Any]
+#: One group of layers: (layers, rope parameters or None for NoPE, notes).
+LayerGroup: TypeAlias = tuple["str | list[int]", "JSONObject | None", list[str]]
 
 __all__ = [
     "GGUF_ROPE_TYPES",
@@ -307,14 +316,23 @@ MAX_CLAIM = 2**16
 def _integer(value: object, name: str, high: int = MAX_CLAIM) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
         raise CheckpointError(f"{name} must be a positive integer, got {value!r}")
-    if value > high:
+    if int(value) > high:
         raise CheckpointError(f"{name} is {value}: more than {high}, not a real model's")
     return int(value)
 
 
-def _text_config(config: dict) -> dict:
+#: The longest context length read from a file (real models: 10^7 tokens at most).
+MAX_CONTEXT = 2**40
+
+
+def _context(value: object, name: str) -> int | None:
+    """An optional context length (None when the file does not say)."""
+    return None if value is None else _integer(value, name, MAX_CONTEXT)
+
+
+def _text_config(config: JSONObject) -> JSONObject:
     """The language model's part: ``text_config`` (vision-language models, Llama 4,
     Gemma 3 / 4) with the top level's keys it lacks."""
     inner = config.get("text_config")
@@ -325,14 +343,14 @@ def _text_config(config: dict) -> dict:
     return merged
 
 
-def _model_type(config: dict) -> str:
+def _model_type(config: JSONObject) -> str:
     kind = config.get("model_type")
     if isinstance(kind, str):
         return kind
     return ""
 
 
-def config_encodings(config: dict, *, source: str = "config.json") -> list[Encoding]:
+def config_encodings(config: JSONObject, *, source: str = "config.json") -> list[Encoding]:
     """The encodings a Hugging Face ``config.json`` (parsed) declares (module docstring).
 
     Examples
@@ -365,10 +383,10 @@ def config_encodings(config: dict, *, source: str = "config.json") -> list[Encod
     return _rope_encodings(text, kind, source)
 
 
-def _not_rope(config: dict, kind: str, source: str) -> Encoding | None:
+def _not_rope(config: JSONObject, kind: str, source: str) -> Encoding | None:
     """ALiBi, learned, relative-bias and sinusoidal models; None for a RoPE model."""
     family = kind.removesuffix("_text")
-    attn = config.get("attn_config") if isinstance(config.get("attn_config"), dict) else {}
+    attn: JSONObject = config["attn_config"] if isinstance(config.get("attn_config"), dict) else {}
     if (
         family == "bloom"
         or (family == "mpt" and attn.get("alibi", True))
@@ -430,11 +448,11 @@ def _not_rope(config: dict, kind: str, source: str) -> Encoding | None:
     return None
 
 
-def _bert_like(config: dict, kind: str) -> bool:
+def _bert_like(config: JSONObject, kind: str) -> bool:
     return not kind and "type_vocab_size" in config and "max_position_embeddings" in config
 
 
-def _says_rope(config: dict, kind: str) -> bool:
+def _says_rope(config: JSONObject, kind: str) -> bool:
     keys = (
         "rope_theta",
         "rope_scaling",
@@ -451,7 +469,7 @@ def _says_rope(config: dict, kind: str) -> bool:
 # --- RoPE configs ------------------------------------------------------------------------
 
 
-def _rope_encodings(config: dict, kind: str, source: str) -> list[Encoding]:
+def _rope_encodings(config: JSONObject, kind: str, source: str) -> list[Encoding]:
     head_dim, head_note = _head_dim(config)
     longest = config.get("max_position_embeddings", config.get("n_positions"))
     layers = _layer_rope(config, kind)
@@ -474,7 +492,7 @@ def _rope_encodings(config: dict, kind: str, source: str) -> list[Encoding]:
     return found
 
 
-def _head_dim(config: dict) -> tuple[int, list[str]]:
+def _head_dim(config: JSONObject) -> tuple[int, list[str]]:
     if "qk_rope_head_dim" in config:  # MLA: RoPE on a decoupled part of each head
         return _integer(config["qk_rope_head_dim"], "qk_rope_head_dim"), []
     if config.get("head_dim") is not None:
@@ -490,7 +508,7 @@ def _head_dim(config: dict) -> tuple[int, list[str]]:
     return width, [f"head_dim not in the config: hidden_size // num_attention_heads = {width}"]
 
 
-def _layer_types(config: dict, kind: str) -> list[str] | None:
+def _layer_types(config: JSONObject, kind: str) -> list[str] | None:
     types = config.get("layer_types")
     if isinstance(types, list) and all(isinstance(t, str) for t in types):
         return types
@@ -507,7 +525,7 @@ def _layer_types(config: dict, kind: str) -> list[str] | None:
     return None
 
 
-def _layer_rope(config: dict, kind: str) -> list[tuple]:
+def _layer_rope(config: JSONObject, kind: str) -> list[LayerGroup]:
     """``(layers, rope parameters or None for NoPE, notes)`` for each group of layers."""
     base_value = config.get("rope_theta", config.get("rotary_emb_base"))
     notes = []
@@ -524,7 +542,7 @@ def _layer_rope(config: dict, kind: str) -> list[tuple]:
     types = _layer_types(config, kind)
     if isinstance(nested, dict) and types and not set(nested).isdisjoint(types):
         notes = [n for n in notes if not n.startswith("rope_theta not in")]
-        groups = []
+        groups: list[LayerGroup] = []
         for label in dict.fromkeys(types):
             entry = nested.get(label)
             if entry is not None and not isinstance(entry, dict):
@@ -550,7 +568,9 @@ def _layer_rope(config: dict, kind: str) -> list[tuple]:
     return [("all", parameters, notes)]
 
 
-def _llama4_layers(config: dict, parameters: dict, notes: list[str]) -> list[tuple]:
+def _llama4_layers(
+    config: JSONObject, parameters: JSONObject, notes: list[str]
+) -> list[LayerGroup]:
     count = config.get("num_hidden_layers")
     flags = config.get("no_rope_layers")
     interval = config.get("no_rope_layer_interval", config.get("nope_layer_interval", 4))
@@ -567,13 +587,13 @@ def _llama4_layers(config: dict, parameters: dict, notes: list[str]) -> list[tup
         ]
     rope = [i for i, flag in enumerate(flags) if flag]
     nope = [i for i, flag in enumerate(flags) if not flag]
-    groups = [(rope, parameters, notes)]
+    groups: list[LayerGroup] = [(rope, parameters, notes)]
     if nope:
         groups.append((nope, None, ["no_rope_layers: 0 marks a layer without RoPE"]))
     return groups
 
 
-def _standard(scaling: dict, base_value: object, share: object) -> dict:
+def _standard(scaling: JSONObject, base_value: object, share: object) -> JSONObject:
     """One layer type's parameters as v5's ``standardize_rope_params`` leaves them."""
     parameters = dict(scaling)
     given = parameters.get("rope_type", parameters.get("type", "default"))
@@ -586,7 +606,15 @@ def _standard(scaling: dict, base_value: object, share: object) -> dict:
     return parameters
 
 
-def _rope_entry(config, kind, source, parameters, head_dim, longest, label) -> Encoding:
+def _rope_entry(
+    config: JSONObject,
+    kind: str,
+    source: str,
+    parameters: JSONObject,
+    head_dim: int,
+    longest: int | None,
+    label: str | list[int],
+) -> Encoding:
     given = parameters.pop("_given")
     rope_type = parameters["rope_type"]
     if not isinstance(rope_type, str):
@@ -660,19 +688,19 @@ def _rope_entry(config, kind, source, parameters, head_dim, longest, label) -> E
     return encoding
 
 
-def _mla_head(config: dict) -> int | None:
+def _mla_head(config: JSONObject) -> int | None:
     nope = config.get("qk_nope_head_dim")
     rope = config.get("qk_rope_head_dim")
     return nope + rope if isinstance(nope, int) and isinstance(rope, int) else None
 
 
-def _pairing(config: dict, kind: str) -> str:
+def _pairing(config: JSONObject, kind: str) -> str:
     if config.get("rope_interleave") is True:
         return "interleaved"
     return _HF_PAIRING.get(kind, "unknown")
 
 
-def _scaling(parameters: dict, rope_type: str, longest) -> Scaling | None:
+def _scaling(parameters: JSONObject, rope_type: str, longest: int | None) -> Scaling | None:
     if rope_type == "default":
         return None
     if rope_type == "proportional":
@@ -704,7 +732,15 @@ def _scaling(parameters: dict, rope_type: str, longest) -> Scaling | None:
     return Scaling(rope_type, None if factor is None else float(factor), original, extra)
 
 
-def _validate(config, kind, parameters, given, named, head_dim, longest):
+def _validate(
+    config: JSONObject,
+    kind: str,
+    parameters: JSONObject,
+    given: JSONObject,
+    named: str,
+    head_dim: int,
+    longest: int | None,
+) -> tuple[list[str], list[str]]:
     """Problems (what a release of transformers raises on) and notes (what it warns)."""
     problems: list[str] = []
     notes: list[str] = []
@@ -758,7 +794,7 @@ def _validate(config, kind, parameters, given, named, head_dim, longest):
     return problems, notes
 
 
-def _phi3_checks(config: dict, given: dict, head_dim: int) -> list[str]:
+def _phi3_checks(config: JSONObject, given: JSONObject, head_dim: int) -> list[str]:
     """Phi3Config._rope_scaling_validation (v4.57.1), which raises ValueError."""
     found = []
     if len(given) != 3:
@@ -791,7 +827,7 @@ def implied_frequencies(encoding: Encoding) -> np.ndarray | None:
 # --- Meta params.json ------------------------------------------------------------------------
 
 
-def params_encodings(params: dict, *, source: str = "params.json") -> list[Encoding]:
+def params_encodings(params: JSONObject, *, source: str = "params.json") -> list[Encoding]:
     """The encoding of Meta's ``params.json``: interleaved RoPE, Llama 3.1 scaling when
     ``use_scaled_rope`` (Meta's ``apply_scaling``: factor 8, or ``rope_scaling_factor``;
     bands 1 and 4, or ``rope_high_freq_factor``; from 8192).
@@ -869,7 +905,9 @@ def params_encodings(params: dict, *, source: str = "params.json") -> list[Encod
 # --- GGUF metadata -------------------------------------------------------------------------------
 
 
-def gguf_encodings(metadata: dict, tensor_names, *, source: str = "gguf") -> list[Encoding]:
+def gguf_encodings(
+    metadata: Mapping[str, GGUFValue], tensor_names: Iterable[str], *, source: str = "gguf"
+) -> list[Encoding]:
     """The encoding a GGUF's metadata declares (``[arch].rope.*``, ``context_length``,
     ``attention.max_alibi_bias``); ``tensor_names`` tells a learned table
     (``position_embd.weight``) apart.
@@ -886,10 +924,10 @@ def gguf_encodings(metadata: dict, tensor_names, *, source: str = "gguf") -> lis
     if not isinstance(arch, str):
         raise CheckpointError("the GGUF file has no general.architecture string")
 
-    def key(name: str, default=None):
+    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
         return metadata.get(f"{arch}.{name}", default)
 
-    context = key("context_length")
+    context = _context(key("context_length"), f"{arch}.context_length")
     names = set(tensor_names)
     rope_kind = next((k for k, archs in GGUF_ROPE_TYPES.items() if arch in archs), None)
     if arch in _GGUF_ALIBI or key("attention.max_alibi_bias"):
@@ -937,8 +975,14 @@ def gguf_encodings(metadata: dict, tensor_names, *, source: str = "gguf") -> lis
     return [_gguf_rope(metadata, arch, rope_kind, context, source)]
 
 
-def _gguf_rope(metadata: dict, arch: str, rope_kind, context, source: str) -> Encoding:
-    def key(name: str, default=None):
+def _gguf_rope(
+    metadata: Mapping[str, GGUFValue],
+    arch: str,
+    rope_kind: str | None,
+    context: int | None,
+    source: str,
+) -> Encoding:
+    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
         return metadata.get(f"{arch}.{name}", default)
 
     notes = []
@@ -963,7 +1007,7 @@ def _gguf_rope(metadata: dict, arch: str, rope_kind, context, source: str) -> En
         )
     rotary = _integer(rotary, f"{arch}.rope.dimension_count")
     scaling = _gguf_scaling(metadata, arch, notes)
-    pairing = _GGUF_PAIRING.get(rope_kind, "unknown")
+    pairing = "unknown" if rope_kind is None else _GGUF_PAIRING.get(rope_kind, "unknown")
     if pairing == "unknown":
         notes.append(
             f"pairing unknown: llama.cpp's llama_model_rope_type gives architecture "
@@ -1009,8 +1053,8 @@ def _gguf_rope(metadata: dict, arch: str, rope_kind, context, source: str) -> En
     return encoding
 
 
-def _gguf_scaling(metadata: dict, arch: str, notes: list[str]) -> Scaling | None:
-    def key(name: str, default=None):
+def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]) -> Scaling | None:
+    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
         return metadata.get(f"{arch}.{name}", default)
 
     kind = key("rope.scaling.type")
@@ -1022,7 +1066,7 @@ def _gguf_scaling(metadata: dict, arch: str, notes: list[str]) -> Scaling | None
         kind, factor = "linear", legacy
     if kind is None or kind == "none":
         return None
-    if kind not in _GGUF_SCALING:
+    if not isinstance(kind, str) or kind not in _GGUF_SCALING:
         raise CheckpointError(
             f"unknown {arch}.rope.scaling.type {kind!r}; llama.cpp knows {', '.join(_GGUF_SCALING)}"
         )
@@ -1039,4 +1083,9 @@ def _gguf_scaling(metadata: dict, arch: str, notes: list[str]) -> Scaling | None
         )
         if f"{arch}.{name}" in metadata
     }
-    return Scaling(kind, None if factor is None else float(factor), original, extra)
+    return Scaling(
+        kind,
+        None if factor is None else _number(factor, f"{arch}.rope.scaling.factor"),
+        _context(original, f"{arch}.rope.scaling.original_context_length"),
+        extra,
+    )

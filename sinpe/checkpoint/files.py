@@ -33,6 +33,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any, Literal
 
 import numpy as np
 
@@ -177,7 +178,7 @@ def _open_npy(path: Path) -> dict[str, StoredTensor]:
     with path.open("rb") as handle:
         shape, fortran, dtype, offset = _npy_header(handle, path.name)
     _check_length(path, offset, shape, dtype)
-    order = "F" if fortran else "C"
+    order: Literal["C", "F"] = "F" if fortran else "C"
 
     def load() -> np.ndarray:
         if math.prod(shape) == 0:
@@ -187,7 +188,7 @@ def _open_npy(path: Path) -> dict[str, StoredTensor]:
     return {path.stem: StoredTensor(path.stem, shape, _dtype_name(dtype), load)}
 
 
-def _npy_header(handle, where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+def _npy_header(handle: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
     """(shape, fortran_order, dtype, offset of the data) of the .npy stream at ``handle``."""
     start = handle.tell()
     version = np.lib.format.read_magic(handle)
@@ -230,12 +231,19 @@ def _open_npz(path: Path) -> dict[str, StoredTensor]:
     return tensors
 
 
-def _npz_loader(path: Path, info: zipfile.ZipInfo, shape, fortran, dtype, header):
+def _npz_loader(
+    path: Path,
+    info: zipfile.ZipInfo,
+    shape: tuple[int, ...],
+    fortran: bool,
+    dtype: np.dtype,
+    header: int,
+) -> Callable[[], np.ndarray]:
     """Maps a stored member in place; decompresses a compressed one."""
-    order = "F" if fortran else "C"
+    order: Literal["C", "F"] = "F" if fortran else "C"
 
     def load() -> np.ndarray:
-        if info.compress_type == zipfile.ZIP_STORED and math.prod(shape):
+        if info.compress_type == zipfile.ZIP_STORED and math.prod(shape) != 0:
             with path.open("rb") as handle:
                 handle.seek(info.header_offset)
                 local = handle.read(30)
@@ -263,7 +271,7 @@ def _open_safetensors(path: Path) -> dict[str, StoredTensor]:
         ) from None
     header, start = _safetensors_header(path)
     size = path.stat().st_size
-    tensors = {}
+    tensors: dict[str, StoredTensor] = {}
     for name, entry in header.items():
         if name == "__metadata__":
             continue
@@ -276,7 +284,7 @@ def _open_safetensors(path: Path) -> dict[str, StoredTensor]:
     return tensors
 
 
-def _safetensors_header(path: Path) -> tuple[dict, int]:
+def _safetensors_header(path: Path) -> tuple[dict[str, Any], int]:
     """The JSON header and the offset where the data begin."""
     size = path.stat().st_size
     with path.open("rb") as handle:
@@ -299,7 +307,14 @@ def _safetensors_header(path: Path) -> tuple[dict, int]:
     return header, 8 + length
 
 
-def _safetensors_entry(path, name, entry, start, size, safe_open) -> StoredTensor:
+def _safetensors_entry(
+    path: Path,
+    name: str,
+    entry: Any,  # a JSON value of the header, checked here
+    start: int,
+    size: int,
+    safe_open: Callable[..., Any],  # safetensors ships no type information
+) -> StoredTensor:
     try:
         code, shape = entry["dtype"], tuple(int(n) for n in entry["shape"])
         begin, end = (int(n) for n in entry["data_offsets"])
@@ -368,7 +383,7 @@ def _open_torch(path: Path) -> dict[str, StoredTensor]:
     return {name: _torch_entry(name, tensor) for name, tensor in found.items()}
 
 
-def _flatten(value: object, prefix: str, found: dict, tensor_type: type) -> None:
+def _flatten(value: object, prefix: str, found: dict[str, object], tensor_type: type) -> None:
     if isinstance(value, tensor_type):
         found[prefix or "tensor"] = value
     elif isinstance(value, dict):
@@ -379,7 +394,7 @@ def _flatten(value: object, prefix: str, found: dict, tensor_type: type) -> None
             _flatten(item, f"{prefix}.{index}" if prefix else str(index), found, tensor_type)
 
 
-def _torch_entry(name: str, tensor) -> StoredTensor:
+def _torch_entry(name: str, tensor: Any) -> StoredTensor:  # torch: untyped here
     shown = str(tensor.dtype).removeprefix("torch.")
 
     def load() -> np.ndarray:

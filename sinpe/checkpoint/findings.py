@@ -81,7 +81,7 @@ class Encoding:
     head_dim: int | None = None
     rotary_dim: int | None = None
     pairing: str = "unknown"
-    layers: str | list = "all"
+    layers: str | list[int] = "all"
     context: int | None = None
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -199,7 +199,7 @@ def rope_summary(encoding: Encoding) -> str:
     return ", ".join(parts)
 
 
-def _shown_layers(layers) -> str:
+def _shown_layers(layers: str | list[int]) -> str:
     if layers == "all":
         return "every layer"
     if isinstance(layers, str):

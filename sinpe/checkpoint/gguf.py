@@ -25,6 +25,7 @@ import mmap
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -91,6 +92,10 @@ class GGUFArray:
     length: int
 
 
+#: A metadata value as read: a number, a string, a short array as a list, a long one.
+GGUFValue: TypeAlias = "int | float | bool | str | list[int | float | bool] | list[str] | GGUFArray"
+
+
 @dataclass(frozen=True)
 class _TensorInfo:
     name: str
@@ -107,7 +112,7 @@ class GGUF:
 
     path: Path
     version: int
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, GGUFValue] = field(default_factory=dict)
     infos: dict[str, _TensorInfo] = field(default_factory=dict)
     data_start: int = 0
     size: int = 0
@@ -152,7 +157,7 @@ class GGUF:
 class _Cursor:
     """Reads little-endian values from a buffer, checking every length first."""
 
-    def __init__(self, buffer, name: str) -> None:
+    def __init__(self, buffer: bytes | mmap.mmap, name: str) -> None:
         self.buffer, self.at, self.name = buffer, 0, name
         self.size = len(buffer)
 
@@ -163,7 +168,7 @@ class _Cursor:
                 f"{count} bytes, {self.size - self.at} are left"
             )
 
-    def scalar(self, code: str, size: int, what: str):
+    def scalar(self, code: str, size: int, what: str) -> Any:
         self.need(size, what)
         (value,) = struct.unpack_from(code, self.buffer, self.at)
         self.at += size
@@ -186,12 +191,10 @@ class _Cursor:
             f"end of the file ({size} bytes)"
         )
 
-    def string(self, what: str, keep: bool = True) -> str | None:
+    def string(self, what: str) -> str:
         length = self.scalar("<Q", 8, what)
         self.need(length, f"{what} ({length} bytes)")
         start, self.at = self.at, self.at + length
-        if not keep:
-            return None
         try:
             return bytes(self.buffer[start : self.at]).decode("utf-8")
         except UnicodeDecodeError:
@@ -227,7 +230,7 @@ def read_gguf(path: str | Path) -> GGUF:
         raise CheckpointError(f"cannot read {where.name}: {error}") from None
 
 
-def _parse(mapped, where: Path, size: int) -> GGUF:
+def _parse(mapped: mmap.mmap, where: Path, size: int) -> GGUF:
     cursor = _Cursor(mapped, where.name)
     magic = bytes(mapped[:4])
     if magic != b"GGUF":
@@ -247,7 +250,7 @@ def _parse(mapped, where: Path, size: int) -> GGUF:
     keys = cursor.scalar("<Q", 8, "the key count")
     # every key takes at least 12 bytes (length, type), every tensor info at least 24
     cursor.need(12 * keys, f"{keys} metadata keys")
-    metadata: dict = {}
+    metadata: dict[str, GGUFValue] = {}
     for number in range(keys):
         key = cursor.string(f"the name of key {number}")
         kind = cursor.scalar("<I", 4, f"the type of {key!r}")
@@ -268,7 +271,7 @@ def _parse(mapped, where: Path, size: int) -> GGUF:
     return GGUF(where, version, metadata, infos, start, size)
 
 
-def _value(cursor: _Cursor, kind: int, key: str):
+def _value(cursor: _Cursor, kind: int, key: str) -> GGUFValue:
     if kind in _SCALARS:
         code, width = _SCALARS[kind]
         return cursor.scalar(code, width, f"the value of {key!r}")

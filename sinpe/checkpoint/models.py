@@ -22,6 +22,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,7 +65,7 @@ class Model:
     tensor_count: int = 0
 
 
-def position_names(names) -> list[str]:
+def position_names(names: Iterable[str]) -> list[str]:
     """The names among ``names`` that :data:`POSITION_NAME` matches, in order."""
     return [name for name in names if POSITION_NAME.search(name)]
 

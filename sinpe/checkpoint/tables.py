@@ -337,13 +337,11 @@ def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray
     >>> bool(np.allclose(table[:, 0::2], np.sin(np.arange(3))[:, None]))  # frequency 1 twice
     True
     """
-    where = positions
-    if where.ndim != 1:
-        raise ValueError(f"positions must be a 1-D array, got shape {where.shape}")
-    width = d_model
-    check_entries((where.shape[0], width), what="the table")
+    if positions.ndim != 1:
+        raise ValueError(f"positions must be a 1-D array, got shape {positions.shape}")
+    check_entries((positions.shape[0], d_model), what="the table")
     with np.errstate(over="ignore", invalid="ignore"):
-        table = BUGGY_TABLES[name].build(where, width)
+        table = BUGGY_TABLES[name].build(positions, d_model)
     if not np.isfinite(table).all():
         raise ValueError(
             f"the {name!r} table overflows at these positions (its phases are infinite "
@@ -847,19 +845,19 @@ class _Matcher:
 def _settled(deviation: float, tolerance: float, width: int) -> bool:
     """Whether a table within ``deviation`` of a clean convention passes the other tests.
 
-    With ``PE = E + D``, ``E`` the exact rotating table and ``|D| <= delta`` entrywise:
-    a pair's ``x^2 + y^2`` is within ``2 sqrt(2) delta + 2 delta^2`` of 1; the map
-    that rotates each pair of ``E`` leaves an RMS residual of at most
+    With ``PE = E + D``, ``E`` the exact rotating table and ``|D| <= delta``
+    (``deviation``) entrywise: a pair's ``x^2 + y^2`` is within ``2 sqrt(2) delta +
+    2 delta^2`` of 1; the map that rotates each pair of ``E`` leaves an RMS residual of at most
     ``(1 + sqrt(2)) delta``; and ``PE(p).PE(p + k)`` is within ``sqrt(2) d delta +
     d delta^2`` of the constant ``E(p).E(p + k)``. Each bound (with the rounding
     of the float64 sums) must clear its threshold.
     """
-    delta = deviation
-    rounding = 4 * width * width * _EPS * (1 + delta) ** 2
+    rounding = 4 * width * width * _EPS * (1 + deviation) ** 2
     return (
-        2 * np.sqrt(2) * delta + 2 * delta**2 + 8 * _EPS <= 1e-3 + 1e-5
-        and (1 + np.sqrt(2)) * delta + 8 * _EPS <= tolerance
-        and 2 * (np.sqrt(2) * width * delta + width * delta**2 + rounding) <= tolerance * width
+        2 * np.sqrt(2) * deviation + 2 * deviation**2 + 8 * _EPS <= 1e-3 + 1e-5
+        and (1 + np.sqrt(2)) * deviation + 8 * _EPS <= tolerance
+        and 2 * (np.sqrt(2) * width * deviation + width * deviation**2 + rounding)
+        <= tolerance * width
     )
 
 

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -32,10 +34,22 @@ from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
 from sinpe.checkpoint.findings import Encoding, Scaling, ladder, rope_summary
 from sinpe.checkpoint.models import POSITION_NAME
-from sinpe.checkpoint.tables import BUGGY_TABLES, _layout_of, _release, buggy_table, inspect_table
+from sinpe.checkpoint.tables import (
+    BUGGY_TABLES,
+    _Layout,
+    _layout_of,
+    _release,
+    buggy_table,
+    inspect_table,
+)
 from sinpe.conventions import CONVENTIONS, encode
 from sinpe.core import frequencies
 from sinpe.rope import llama3_frequencies, scaled_frequencies
+
+#: What a check found, JSON-ready (the ``--json`` output): read back by key.
+Details: TypeAlias = dict[str, Any]
+#: (kind, verdict, summary, details) of one tensor.
+Verdict: TypeAlias = tuple[str, str, str, Details]
 
 __all__ = ["Finding", "inspect_tensor", "position_tensors", "tensor_encoding"]
 
@@ -80,7 +94,7 @@ class Finding:
     kind: str
     verdict: str
     summary: str
-    details: dict = field(default_factory=dict)
+    details: Details = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -209,13 +223,15 @@ class _Match:
     start: int = 0
 
     def table(self, rows: np.ndarray, width: int) -> np.ndarray:
-        options = {"padding_idx": self.padding_idx} if self.name == "fairseq" else {}
+        where = rows + self.start
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrecisionWarning)
-            return encode(rows + self.start, width, self.name, base=self.base, **options)
+            if self.name == "fairseq":
+                return encode(where, width, "fairseq", base=self.base, padding_idx=self.padding_idx)
+            return encode(where, width, self.name, base=self.base)
 
 
-def _inspect_table(values: np.ndarray, dtype: str):
+def _inspect_table(values: np.ndarray, dtype: str) -> Verdict:
     rows, width = values.shape
     if rows < 3:
         raise CheckpointError(
@@ -315,7 +331,14 @@ def _fitted_matches(
     return round_ones or found
 
 
-def _fits(values, sample, picks, match: _Match, tolerance: float, loose: bool) -> bool:
+def _fits(
+    values: np.ndarray,
+    sample: np.ndarray,
+    picks: np.ndarray,
+    match: _Match,
+    tolerance: float,
+    loose: bool,
+) -> bool:
     width = values.shape[1]
     try:
         expected = match.table(picks.astype(np.float64), width)
@@ -348,7 +371,7 @@ def _phase_bound(match: _Match, picks: np.ndarray, width: int) -> np.ndarray | N
     return None if phase is None else phase * 2.0**-10 + 2.0**-10
 
 
-def _fit_base_and_start(head: np.ndarray, layout) -> tuple[float, int] | None:
+def _fit_base_and_start(head: np.ndarray, layout: _Layout) -> tuple[float, int] | None:
     """The base (from the pairs' turning speed) and first position (from row 0's phases)."""
     count = layout.cosines
     if count < 2:
@@ -408,8 +431,13 @@ def _everywhere(values: np.ndarray, match: _Match, tolerance: float) -> bool:
 
 
 def _known_table(
-    matches: list[_Match], sample, picks, dtype: str, details: dict, computed: str | None = None
-):
+    matches: list[_Match],
+    sample: np.ndarray,
+    picks: np.ndarray,
+    dtype: str,
+    details: Details,
+    computed: str | None = None,
+) -> Verdict:
     width = details["d_model"]
     first = matches[0]
     exact = first.table(picks.astype(np.float64), width)
@@ -465,7 +493,14 @@ def _ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
     return np.spacing(magnitude.astype(kind)).astype(np.float64)
 
 
-def _computed_in(match: _Match, sample, picks, width, exact, dtype: str) -> str:
+def _computed_in(
+    match: _Match,
+    sample: np.ndarray,
+    picks: np.ndarray,
+    width: int,
+    exact: np.ndarray,
+    dtype: str,
+) -> str:
     """The precision the phases were computed in, from how the error grows with the phase.
 
     A phase rounded in precision ``P`` moves an entry by up to ``|phase| eps_P``
@@ -486,7 +521,7 @@ def _computed_in(match: _Match, sample, picks, width, exact, dtype: str) -> str:
 # --- vectors: RoPE inv_freq and ALiBi slopes ----------------------------------------------
 
 
-def _inspect_vector(name: str, values: np.ndarray, dtype: str):
+def _inspect_vector(name: str, values: np.ndarray, dtype: str) -> Verdict:
     vector = np.asarray(values, dtype=np.float64)
     if vector.size == 0:
         raise CheckpointError(f"{name} is empty: no frequencies, no slopes")
@@ -529,7 +564,7 @@ def _close(values: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
     )
 
 
-def _inspect_inv_freq(theta: np.ndarray, tolerance: float):
+def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
     pairs = theta.size
     width = 2 * pairs
     details: dict = {"rotary_dim": width}
@@ -605,7 +640,7 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float):
     return "rope", "unknown", f"not a known RoPE inv_freq: {reason}", details
 
 
-def _as_ntk(theta, width, base, tolerance) -> dict | None:
+def _as_ntk(theta: np.ndarray, width: int, base: float, tolerance: float) -> Details | None:
     """A plain ladder whose base is an NTK-scaled round one: base = b0 * s ** (d / (d - 2))."""
     if width <= 2 or base in _ROUND_BASES:
         return None
@@ -621,7 +656,7 @@ def _as_ntk(theta, width, base, tolerance) -> dict | None:
     return None
 
 
-def _as_ramp(theta, width, tolerance) -> dict | None:
+def _as_ramp(theta: np.ndarray, width: int, tolerance: float) -> Details | None:
     """YaRN (either ramp) or Llama 3.1: base from the first or last pairs, factor from the last."""
     pairs = width // 2
     bases = [_round(_power(theta[0] / theta[1], pairs))]
@@ -636,7 +671,9 @@ def _as_ramp(theta, width, tolerance) -> dict | None:
     return None
 
 
-def _ramp_of(theta, width, base, factor, tolerance) -> dict | None:
+def _ramp_of(
+    theta: np.ndarray, width: int, base: float, factor: float, tolerance: float
+) -> Details | None:
     for length in _LENGTHS:
         for ramp in ("released", "paper"):
             expected = scaled_frequencies(
@@ -656,7 +693,7 @@ def _ramp_of(theta, width, base, factor, tolerance) -> dict | None:
     return None
 
 
-def _inspect_slopes(slopes: np.ndarray, tolerance: float):
+def _inspect_slopes(slopes: np.ndarray, tolerance: float) -> Verdict:
     heads = slopes.size
     details: dict = {"heads": heads}
     if heads > MAX_HEADS:
@@ -692,7 +729,7 @@ def _inspect_slopes(slopes: np.ndarray, tolerance: float):
 # --- a tensor as an Encoding, checked against what the config declares -----------------------
 
 
-def tensor_encoding(stored: StoredTensor, declared: list[Encoding] = ()) -> Encoding:
+def tensor_encoding(stored: StoredTensor, declared: Sequence[Encoding] = ()) -> Encoding:
     """One position tensor as an :class:`~sinpe.checkpoint.findings.Encoding`, checked
     against the encodings its model's config or GGUF metadata ``declared``.
 
@@ -750,7 +787,7 @@ def _is_gguf_factors(name: str) -> bool:
     return name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short."))
 
 
-def _table_encoding(found: Encoding, finding: Finding, declared) -> None:
+def _table_encoding(found: Encoding, finding: Finding, declared: Sequence[Encoding]) -> None:
     details = finding.details
     learned = any(e.kind == "learned" for e in declared)
     found.context = details.get("rows")
@@ -875,7 +912,9 @@ def _gguf_factors(stored: StoredTensor, rope: Encoding | None) -> Encoding:
 _BANDS = ((1.0, 4.0), (1.0, 2.0), (1.0, 8.0), (2.0, 4.0), (1.0, 1.0))
 
 
-def _decode_llama3(divisors: np.ndarray, width: int, base: float):
+def _decode_llama3(
+    divisors: np.ndarray, width: int, base: float
+) -> tuple[float, int, float, float] | None:
     """(factor, original context, low, high) whose Llama 3.1 divisors are ``divisors``."""
     if divisors.size != width // 2 or width < 4:
         return None
