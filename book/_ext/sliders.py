@@ -57,7 +57,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "rope-pair": {
         "controls": [
             _choices("both shifted by", "shift", list(range(0, 31)), 0),
-            _choices("m − n", "gap", list(range(-10, 11)), 2),
+            _choices("m \N{MINUS SIGN} n", "gap", list(range(-10, 11)), 2),
         ],
         "theta": 0.4,
         "q": [0.9, 0.3],
@@ -103,7 +103,7 @@ def config(kind: str) -> dict[str, Any]:
     return found
 
 
-class slider(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes so)
+class slider(nodes.General, nodes.Element):
     """A slider figure: its ``kind``; its children are the sentence that presents it."""
 
 
