@@ -179,3 +179,82 @@ def test_the_tolerance_tells_a_wrong_convention_apart(run):
     wrong = conventions.encode(37, 128, "tensor2tensor")
     wrong = sinpe.convert_layout(wrong, "concat", "interleaved")
     assert np.abs(js - wrong).max() > 1e-3
+
+
+# --- book/_ext/sliders.py: the directive in a small Sphinx project -------------------
+
+PAGE = """A page
+======
+
+.. slider:: {kind}
+
+   Text of the slider, with :math:`x`.
+"""
+
+
+def _build(root, tmp_path, builder: str, pages: dict[str, str]):
+    from sphinx.application import Sphinx
+
+    source = tmp_path / "source"
+    source.mkdir(exist_ok=True)
+    (source / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(root / 'book' / '_ext')!r})\n"
+        "extensions = ['sliders']\nhtml_static_path = []\n"
+        f"html_static_path.append({str(root / 'book' / '_ext' / 'static')!r})\n"
+    )
+    (source / "index.rst").write_text(
+        "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {name}\n" for name in pages)
+    )
+    for name, text in pages.items():
+        (source / f"{name}.rst").write_text(text)
+    out = tmp_path / builder
+    app = Sphinx(source, source, out, tmp_path / "doctrees" / builder, builder, status=None,
+                 warning=None, freshenv=True)  # fmt: skip
+    app.build()
+    return out
+
+
+def test_the_directive_writes_a_figure_with_its_config_and_the_script(root, tmp_path, sliders):
+    import html
+    import re
+
+    pages = {kind: PAGE.format(kind=kind) for kind in sliders.KINDS}
+    pages["plain"] = "Plain\n=====\n\nNo slider here.\n"
+    out = _build(root, tmp_path, "html", pages)
+    for kind in sliders.KINDS:
+        page = (out / f"{kind}.html").read_text()
+        assert f'id="slider-{kind}"' in page and "Text of the slider" in page
+        config = re.search(r'data-config="([^"]*)"', page).group(1)
+        assert json.loads(html.unescape(config)) == sliders.config(kind)
+        assert 'src="_static/sliders.js' in page and "_static/sliders.css" in page
+    plain = (out / "plain.html").read_text()
+    assert "sliders.js" not in plain and "sliders.css" not in plain
+    script = (root / "book" / "_ext" / "static" / "sliders.js").read_text()
+    drawn = re.search(r"const KINDS = \{(.*?)\};", script).group(1)
+    assert set(re.findall(r'"?([\w-]+)"?:', drawn)) == set(sliders.KINDS)
+
+
+def test_the_pdf_leaves_a_slider_out(root, tmp_path, sliders):
+    out = _build(root, tmp_path, "latex", {"ladder": PAGE.format(kind="ladder")})
+    tex = "".join(path.read_text() for path in out.glob("*.tex"))
+    assert "A page" in tex and "Text of the slider" not in tex
+
+
+def test_an_unknown_kind_is_refused(root, tmp_path):
+    import io
+
+    from sphinx.application import Sphinx
+
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(root / 'book' / '_ext')!r})\n"
+        "extensions = ['sliders']\n"
+    )
+    (source / "index.rst").write_text("Index\n=====\n\n.. slider:: nonsense\n")
+    warnings = io.StringIO()
+    Sphinx(source, source, tmp_path / "out", tmp_path / "dt", "html", status=None,
+           warning=warnings).build()  # fmt: skip
+    assert "unknown slider 'nonsense': one of heatmap, ladder, rope-pair, shift-pairs" in (
+        warnings.getvalue()
+    )

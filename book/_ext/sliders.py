@@ -117,7 +117,7 @@ class Slider(SphinxDirective):
         kind = self.arguments[0]
         if kind not in KINDS:
             raise self.error(f"unknown slider {kind!r}: one of {', '.join(sorted(KINDS))}")
-        node = slider("", kind=kind)
+        node = slider("", kind=kind, ids=[f"slider-{kind}"])
         self.set_source_info(node)
         node += self.parse_content_to_nodes()
         return [node]
@@ -125,8 +125,7 @@ class Slider(SphinxDirective):
 
 def visit_html(self, node: slider) -> None:
     attributes = {
-        "class": "sinpe-slider",
-        "id": f"slider-{node['kind']}",
+        "CLASS": "sinpe-slider",
         "data-kind": node["kind"],
         "data-config": json.dumps(config(node["kind"]), separators=(",", ":")),
     }
