@@ -385,7 +385,7 @@ async def _data(figure, name: str, page, expected: str | None = None) -> str:
     return await figure.get_attribute(f"data-{name}")
 
 
-async def _move_ladder(page, figure) -> list[str]:
+async def _move_ladder(page, figure, config) -> list[str]:
     import sinpe
     from sinpe import geometry
 
@@ -393,7 +393,7 @@ async def _move_ladder(page, figure) -> list[str]:
     for base in (10000.0, 100.0):
         if base == 100.0:
             await _press(figure, "base", "ArrowLeft", 2)  # 10000 -> 1000 -> 100
-        far = geometry.aliasing(65536, 128, base=base)
+        far = geometry.aliasing(config["context"], 128, base=base, far=config["far"])
         await _data(figure, "farOffset", page, str(far.far_offset))
         assert await _data(figure, "looksLike", page) == str(far.looks_like)
         text = await figure.locator(".sinpe-slider-readout").last.inner_text()
@@ -408,17 +408,17 @@ async def _move_ladder(page, figure) -> list[str]:
     return found
 
 
-async def _move_rope_pair(page, figure) -> list[str]:
+async def _move_rope_pair(page, figure, config) -> list[str]:
     import numpy as np
 
     from sinpe.rope import apply_rope
 
-    q, k, theta = [0.9, 0.3], [0.85, 0.1], 0.4
+    q, k, theta, key = config["q"], config["k"], config["theta"], config["key"]
     scores = []
     for shift, gap, presses in ((0, 2, ()), (5, 2, (("shift", 5),)), (5, 3, (("gap", 1),))):
         for name, times in presses:
             await _press(figure, name, "ArrowRight", times)
-        n, m = shift, shift + gap
+        n, m = key + shift, key + shift + gap
         q_m = apply_rope(q, m, frequencies=[theta])
         k_n = apply_rope(k, n, frequencies=[theta])
         for vector, expected in (("q", q_m), ("k", k_n)):
@@ -434,7 +434,7 @@ async def _move_rope_pair(page, figure) -> list[str]:
     return [f"score {score:.4f}" for score in scores]
 
 
-async def _move_shift_pairs(page, figure) -> list[str]:
+async def _move_shift_pairs(page, figure, config) -> list[str]:
     import numpy as np
 
     import sinpe
@@ -446,18 +446,19 @@ async def _move_shift_pairs(page, figure) -> list[str]:
             await _press(figure, "position", "ArrowRight", 3)
         elif name == "shift":
             await _press(figure, "shift", "ArrowRight")
-        there = sinpe.positional_encoding(p + k, 16)
-        for pair in (0, 7):
+        d_model = config["width"]
+        there = sinpe.positional_encoding(p + k, d_model, base=config["base"])
+        for pair in (0, d_model // 2 - 1):
             dot = figure.locator(f'circle[data-pair="{pair}"]')
             drawn = [float(await dot.get_attribute(axis)) for axis in ("cx", "cy")]
             assert np.allclose(drawn, there[2 * pair : 2 * pair + 2], atol=1e-12), (p, k, pair)
-        expected = float(geometry.dot_product_by_offset(k, 16))
+        expected = float(geometry.dot_product_by_offset(k, d_model, base=config["base"]))
         assert abs(float(await _data(figure, "dot", page)) - expected) < 1e-9, (p, k)
         found.append(f"p {p}, k {k}: {expected:.4f}")
     return found
 
 
-async def _move_heatmap(page, figure) -> list[str]:
+async def _move_heatmap(page, figure, config) -> list[str]:
     import numpy as np
 
     import sinpe
@@ -468,12 +469,13 @@ async def _move_heatmap(page, figure) -> list[str]:
             await _press(figure, "width", "ArrowLeft")
         elif press == "base":
             await _press(figure, "base", "ArrowLeft", 2)
-        table = sinpe.positional_encoding(np.arange(1, 101), width, base=base).T
-        bottom = float(np.abs(np.diff(table, axis=1)).mean(axis=1)[:16].mean())
+        positions, rows = np.arange(1, config["positions"] + 1), config["rows"]
+        table = sinpe.positional_encoding(positions, width, base=base).T
+        bottom = float(np.abs(np.diff(table, axis=1)).mean(axis=1)[:rows].mean())
         assert abs(float(await _data(figure, "bottom", page)) - bottom) < 1e-9, (width, base)
         assert int(await figure.locator("canvas").get_attribute("height")) == width
         text = await figure.locator(".sinpe-slider-readout").inner_text()
-        assert f"components 1\N{EN DASH}16 {bottom:.2f}" in text, text
+        assert f"components 1\N{EN DASH}{rows} {bottom:.2f}" in text, text
         found.append(f"d {width}, base {base:.0f}: {bottom:.2f}")
     return found
 
@@ -511,7 +513,7 @@ def test_every_slider_moves_its_figure(root, site, chromium, base, width):
                 await page.goto(base + relative.as_posix(), wait_until="load")
                 figure = page.locator(f'figure.sinpe-slider[data-kind="{kind}"]')
                 await figure.locator("input[type=range]").first.wait_for()
-                found[kind] = await MOVES[kind](page, figure)
+                found[kind] = await MOVES[kind](page, figure, kinds[kind])
         finally:
             await context.close()
         return found, errors
