@@ -153,7 +153,8 @@
       row.append(label, input, output);
       box.appendChild(row);
     }
-    figure.appendChild(box);
+    const caption = figure.querySelector("figcaption");
+    figure.insertBefore(box, caption ? caption.nextSibling : figure.firstChild);
     return read;
   }
 
