@@ -158,5 +158,7 @@ def setup(app):
         texinfo=(skip, None),
     )
     app.add_directive("slider", Slider)
-    app.connect("html-page-context", add_script)
+    # Before handlers that replace the page's list of assets with a new list (page_weight's
+    # only_used_assets), after which add_js_file would no longer reach the page.
+    app.connect("html-page-context", add_script, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
