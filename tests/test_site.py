@@ -382,7 +382,9 @@ async def _data(figure, name: str, page, expected: str | None = None) -> str:
         await page.wait_for_function(
             "([el, name, value]) => el.dataset[name] === value", arg=[handle, name, expected]
         )
-    return await figure.get_attribute(f"data-{name}")
+    import re
+
+    return await figure.get_attribute("data-" + re.sub("([A-Z])", r"-\1", name).lower())
 
 
 async def _move_ladder(page, figure, config) -> list[str]:
