@@ -98,10 +98,6 @@ class Book:
     def load(cls, path: Path = ENVIRONMENT) -> Book:
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing: build the book first (make book)")
-        # The environment holds nodes of the book's own extensions (book/_ext/sliders.py's):
-        # their modules must import for it to unpickle.
-        if str(BOOK / "_ext") not in sys.path:
-            sys.path.append(str(BOOK / "_ext"))
         with path.open("rb") as handle:
             return cls(pickle.load(handle), zips.book_url())
 

@@ -20,10 +20,12 @@ Elsewhere a slider is not there: the PDF leaves it out, and the reader's edition
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 
@@ -103,12 +105,14 @@ def config(kind: str) -> dict[str, Any]:
     return found
 
 
-class slider(nodes.General, nodes.Element):
-    """A slider figure: its ``kind``; its children are the sentence that presents it."""
-
-
 class Slider(SphinxDirective):
-    """``{slider} KIND``, its content the sentence shown above the controls."""
+    """``{slider} KIND``, its content the sentence shown above the controls.
+
+    HTML only (an ``only`` node: the PDF and the text builders drop it whole), written
+    as raw HTML around the parsed sentence: no node class of its own, so the build's
+    environment, which keeps whole doctrees (sphinx-exercise's registry), unpickles
+    without this module (scripts/reader_edition.py reads it).
+    """
 
     required_arguments = 1
     has_content = True
@@ -117,46 +121,27 @@ class Slider(SphinxDirective):
         kind = self.arguments[0]
         if kind not in KINDS:
             raise self.error(f"unknown slider {kind!r}: one of {', '.join(sorted(KINDS))}")
-        node = slider("", kind=kind, ids=[f"slider-{kind}"])
-        self.set_source_info(node)
-        node += self.parse_content_to_nodes()
-        return [node]
-
-
-def visit_html(self, node: slider) -> None:
-    attributes = {
-        "CLASS": "sinpe-slider",
-        "data-kind": node["kind"],
-        "data-config": json.dumps(config(node["kind"]), separators=(",", ":")),
-    }
-    self.body.append(self.starttag(node, "figure", "", **attributes))
-    self.body.append('<figcaption class="sinpe-slider-caption">')
-
-
-def depart_html(self, node: slider) -> None:
-    self.body.append("</figcaption></figure>\n")
-
-
-def skip(self, node: slider) -> None:
-    raise nodes.SkipNode
+        data = html.escape(json.dumps(config(kind), separators=(",", ":")), quote=True)
+        opening = (
+            f'<figure class="sinpe-slider" id="slider-{kind}" data-kind="{kind}" '
+            f'data-config="{data}"><figcaption class="sinpe-slider-caption">'
+        )
+        shown = addnodes.only(expr="html")
+        self.set_source_info(shown)
+        shown += nodes.raw("", opening, format="html")
+        shown += self.parse_content_to_nodes()
+        shown += nodes.raw("", "</figcaption></figure>", format="html")
+        return [shown]
 
 
 def add_script(app, pagename, templatename, context, doctree) -> None:
     """The script and its style sheet, on the pages that have a slider only."""
-    if doctree is not None and next(doctree.findall(slider), None) is not None:
+    if 'class="sinpe-slider"' in context.get("body", ""):
         app.add_js_file("sliders.js", defer="defer")
         app.add_css_file("sliders.css")
 
 
 def setup(app):
-    app.add_node(
-        slider,
-        html=(visit_html, depart_html),
-        latex=(skip, None),
-        text=(skip, None),
-        man=(skip, None),
-        texinfo=(skip, None),
-    )
     app.add_directive("slider", Slider)
     # Before handlers that replace the page's list of assets with a new list (page_weight's
     # only_used_assets), after which add_js_file would no longer reach the page.
