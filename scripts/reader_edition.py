@@ -410,6 +410,10 @@ class Converter:
             return f"$$\n{latex.removeprefix(chr(92) + 'displaystyle').strip()}\n$$"
         if name == "glue:md":
             return self.markdown(self.glue[block.argument]["text/markdown"])
+        if name == "slider":
+            # The web page draws it with JavaScript (book/_ext/sliders.py): here, a sentence.
+            page = self.book.link("the book's web page", self.docname, f"slider-{title}")
+            return f"*On {page}, sliders move this figure.* {body}"
         if name == "literalinclude":
             return f"```{block.options.get('language', '')}\n{self.include(block)}\n```"
         raise ValueError(f"{self.docname}: no Markdown for the MyST directive {{{name}}}")

@@ -287,3 +287,16 @@ def test_doc_links_are_resolved_from_the_page_that_makes_them(reader, fake_book)
     out = convert.cell("See {doc}`the ledger <../claims_ledger>` and {doc}`this <models>`.")
     assert "[the ledger](https://example.org/book/claims_ledger.html)" in out
     assert "[this](https://example.org/book/api/models.html)" in out
+
+
+def test_a_slider_becomes_a_sentence_with_a_link(reader, fake_book):
+    """The reader's edition has no JavaScript: a slider (book/_ext/sliders.py) is a
+    sentence that links to it on the web page, then its own text."""
+    convert = reader.Converter(fake_book, "book/ch03", {})
+    out = convert.cell("Before.\n\n```{slider} heatmap\nThe heatmap for any $d$.\n```\n\nAfter.")
+    link = "[the book's web page](https://example.org/book/ch03.html#slider-heatmap)"
+    assert (
+        out
+        == f"Before.\n\n*On {link}, sliders move this figure.* The heatmap for any $d$.\n\nAfter."
+    )
+    assert not reader.MYST_LEFTOVERS.search(out)

@@ -348,3 +348,178 @@ def test_the_clock_hands_move(width, visits):
     frames = visits[Path("book/ch03_seeing.html"), width].facts["animations"]
     assert frames.get("clock") is not None, frames  # None: it never moved
     assert frames["clock"] >= 20
+
+
+# --- The sliders (book/_ext/sliders.py, issue 41): each moved with the keyboard, and
+# what it then draws compared with sinpe's numbers.
+
+
+def _sliders_extension(root):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sliders", root / "book/_ext/sliders.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def _press(figure, name: str, key: str, times: int = 1) -> None:
+    control = figure.locator(f'input[type="range"][name="{name}"]')
+    await control.focus()
+    for _ in range(times):
+        await control.press(key)
+
+
+async def _attribute(figure, selector: str, name: str) -> float:
+    return float(await figure.locator(selector).first.get_attribute(name))
+
+
+async def _data(figure, name: str, page, expected: str | None = None) -> str:
+    """``data-<name>`` of the figure; with ``expected``, once it has that value (the
+    aliasing search runs after the drawing)."""
+    if expected is not None:
+        handle = await figure.element_handle()
+        await page.wait_for_function(
+            "([el, name, value]) => el.dataset[name] === value", arg=[handle, name, expected]
+        )
+    import re
+
+    return await figure.get_attribute("data-" + re.sub("([A-Z])", r"-\1", name).lower())
+
+
+async def _move_ladder(page, figure, config) -> list[str]:
+    import sinpe
+    from sinpe import geometry
+
+    found = []
+    for base in (10000.0, 100.0):
+        if base == 100.0:
+            await _press(figure, "base", "ArrowLeft", 2)  # 10000 -> 1000 -> 100
+        far = geometry.aliasing(config["context"], 128, base=base, far=config["far"])
+        await _data(figure, "farOffset", page, str(far.far_offset))
+        assert await _data(figure, "looksLike", page) == str(far.looks_like)
+        text = await figure.locator(".sinpe-slider-readout").last.inner_text()
+        assert f"{far.far_offset:,} is the closest" in text, text
+        found.append(f"base {base:.0f}: far offset {far.far_offset}")
+    await _press(figure, "width", "ArrowRight")  # 128 -> 256
+    longest = float(sinpe.wavelengths(256, base=100.0)[-1])
+    await page.wait_for_function(
+        "([el, v]) => Math.abs(Number(el.dataset.longest) - v) < 1e-6",
+        arg=[await figure.element_handle(), longest],
+    )
+    return found
+
+
+async def _move_rope_pair(page, figure, config) -> list[str]:
+    import numpy as np
+
+    from sinpe.rope import apply_rope
+
+    q, k, theta, key = config["q"], config["k"], config["theta"], config["key"]
+    scores = []
+    for shift, gap, presses in ((0, 2, ()), (5, 2, (("shift", 5),)), (5, 3, (("gap", 1),))):
+        for name, times in presses:
+            await _press(figure, name, "ArrowRight", times)
+        n, m = key + shift, key + shift + gap
+        q_m = apply_rope(q, m, frequencies=[theta])
+        k_n = apply_rope(k, n, frequencies=[theta])
+        for vector, expected in (("q", q_m), ("k", k_n)):
+            drawn = [
+                await _attribute(figure, f'line[data-vector="{vector}"]', axis)
+                for axis in ("x2", "y2")
+            ]
+            assert np.allclose(drawn, expected, atol=1e-12), (vector, m, n, drawn)
+        score = float(await _data(figure, "score", page))
+        assert abs(score - float(q_m @ k_n)) < 1e-9
+        scores.append(score)
+    assert abs(scores[0] - scores[1]) < 1e-9 and abs(scores[1] - scores[2]) > 0.01, scores
+    return [f"score {score:.4f}" for score in scores]
+
+
+async def _move_shift_pairs(page, figure, config) -> list[str]:
+    import numpy as np
+
+    import sinpe
+    from sinpe import geometry
+
+    found = []
+    for p, k, name in ((1, 2, None), (4, 2, "position"), (4, 3, "shift")):
+        if name == "position":
+            await _press(figure, "position", "ArrowRight", 3)
+        elif name == "shift":
+            await _press(figure, "shift", "ArrowRight")
+        d_model = config["width"]
+        there = sinpe.positional_encoding(p + k, d_model, base=config["base"])
+        for pair in (0, d_model // 2 - 1):
+            dot = figure.locator(f'circle[data-pair="{pair}"]')
+            drawn = [float(await dot.get_attribute(axis)) for axis in ("cx", "cy")]
+            assert np.allclose(drawn, there[2 * pair : 2 * pair + 2], atol=1e-12), (p, k, pair)
+        expected = float(geometry.dot_product_by_offset(k, d_model, base=config["base"]))
+        assert abs(float(await _data(figure, "dot", page)) - expected) < 1e-9, (p, k)
+        found.append(f"p {p}, k {k}: {expected:.4f}")
+    return found
+
+
+async def _move_heatmap(page, figure, config) -> list[str]:
+    import numpy as np
+
+    import sinpe
+
+    found = []
+    for width, base, press in ((128, 10000.0, None), (126, 10000.0, "width"), (126, 100.0, "base")):
+        if press == "width":
+            await _press(figure, "width", "ArrowLeft")
+        elif press == "base":
+            await _press(figure, "base", "ArrowLeft", 2)
+        positions, rows = np.arange(1, config["positions"] + 1), config["rows"]
+        table = sinpe.positional_encoding(positions, width, base=base).T
+        bottom = float(np.abs(np.diff(table, axis=1)).mean(axis=1)[:rows].mean())
+        assert abs(float(await _data(figure, "bottom", page)) - bottom) < 1e-9, (width, base)
+        assert int(await figure.locator("canvas").get_attribute("height")) == width
+        text = await figure.locator(".sinpe-slider-readout").inner_text()
+        assert f"components 1\N{EN DASH}{rows} {bottom:.2f}" in text, text
+        found.append(f"d {width}, base {base:.0f}: {bottom:.2f}")
+    return found
+
+
+MOVES = {
+    "ladder": _move_ladder,
+    "rope-pair": _move_rope_pair,
+    "shift-pairs": _move_shift_pairs,
+    "heatmap": _move_heatmap,
+}
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_every_slider_moves_its_figure(root, site, chromium, base, width):
+    """Issue 41: each slider of the book, moved with the keyboard, redraws its figure
+    with sinpe's numbers (its drawn coordinates and readouts)."""
+    kinds = _sliders_extension(root).KINDS
+    assert set(MOVES) == set(kinds)
+    where = {}
+    for relative in site_check.pages(site):
+        text = (site / relative).read_text()
+        for kind in kinds:
+            if f'data-kind="{kind}"' in text:
+                where.setdefault(kind, relative)
+    assert set(where) == set(kinds), f"no page has the sliders {set(kinds) - set(where)}"
+
+    async def move():
+        context = await chromium.context(width)
+        page = await context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        found = {}
+        try:
+            for kind, relative in sorted(where.items()):
+                await page.goto(base + relative.as_posix(), wait_until="load")
+                figure = page.locator(f'figure.sinpe-slider[data-kind="{kind}"]')
+                await figure.locator("input[type=range]").first.wait_for()
+                found[kind] = await MOVES[kind](page, figure, kinds[kind])
+        finally:
+            await context.close()
+        return found, errors
+
+    found, errors = chromium.run(move())
+    assert errors == []
+    assert set(found) == set(kinds)
