@@ -80,6 +80,9 @@ NARROWED = {
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
     ),
     "sinpe.lab.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
+    "sinpe.lab.probes.query_key_form": (("layer", "head"), "the model's layers and heads"),
+    "sinpe.lab.probes.attention_peak": ("layer", "the model's layers, from 0"),
+    "sinpe.lab.context.extend_context": ("ramp=", "a ramp is YaRN's option, refused with 'ntk'"),
 }
 
 #: Arguments that mean one thing wherever they appear (each is taken by three or more
