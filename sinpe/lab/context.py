@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from sinpe._validation import Integer, Optional, Options, Real, check_instance, constrained
+from sinpe._validation import Instance, Integer, Optional, Options, Real, constrained
 from sinpe.lab import nn
 from sinpe.rope import SCALING_METHODS, YARN_RAMPS, scaled_frequencies, yarn_temperature
 
@@ -17,6 +17,7 @@ __all__ = ["extend_context"]
 
 
 @constrained(
+    model=Instance(nn.TokenModel),
     method=Options(*SCALING_METHODS),
     factor=Real(1.0, hint="e.g. 4.0 (how many times longer the context is)"),
     original_length=Integer(hint="such as 16"),
@@ -59,7 +60,6 @@ def extend_context(
     >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
     ((2,), 0.771321)
     """
-    check_instance(model, "model", nn.TokenModel)
     layers = [model.layers[index] for index in range(model.n_layers)]
     if not layers or any(layer.self_attn.encoding != "rope" for layer in layers):
         raise ValueError(

@@ -28,11 +28,11 @@ from sinpe._validation import (
     D_MODEL,
     LAYOUT,
     POSITIONS,
+    Instance,
     Integer,
     Real,
     check_entries,
     check_float_array,
-    check_instance,
     check_integer_array,
     check_real_array,
     constrained,
@@ -86,7 +86,7 @@ class PairBlocks(NamedTuple):
     reflection_angle: np.ndarray
 
 
-@constrained(layer=_INDEX, head=_INDEX)
+@constrained(model=Instance(nn.TokenModel), layer=_INDEX, head=_INDEX)
 def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np.ndarray:
     """The bilinear form ``G`` of one head: it scores query ``t`` on key ``s`` as ``x_t . G x_s``.
 
@@ -109,7 +109,7 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     >>> query_key_form(model).round(6).tolist()
     [[1.414214, 0.0], [0.0, 1.414214]]
     """
-    attention = _attention(check_instance(model, "model", nn.TokenModel), layer)
+    attention = _attention(model, layer)
     heads = attention.n_heads
     if head >= heads:
         raise ValueError(f"head must be below the layer's n_heads, {heads} (from 0), got {head}")
@@ -225,9 +225,8 @@ def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
         raise ValueError(
             f"keys must hold one key per query, shape ({queries},), got {chosen.shape}"
         )
-    return np.take_along_axis(rows, np.broadcast_to(chosen[:, None], (*rows.shape[:-1], 1)), -1)[
-        ..., 0
-    ]
+    picked = np.broadcast_to(chosen[:, None], (*rows.shape[:-1], 1))  # (..., T, 1)
+    return np.take_along_axis(rows, picked, -1)[..., 0]
 
 
 def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
@@ -275,8 +274,7 @@ def unseen_phases(
     omega = frequencies(d_model, base=base)  # (P,)
     # complex128 (two float64 entries) and two temporaries of that size
     check_entries(
-        (where.size, omega.size, trained_length, 6),
-        what="positions x pairs x trained_length (complex)",
+        (where.size, omega.size, trained_length, 6), what="positions x pairs x trained_length x 6"
     )
     seen = np.arange(trained_length, dtype=np.float64)
     # distance on the circle between each checked angle and each trained one: (N, P, L)

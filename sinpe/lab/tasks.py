@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from sinpe._validation import Condition, Integer, check_entries, check_instance, constrained
+from sinpe._validation import Condition, Instance, Integer, check_entries, constrained
 
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
@@ -30,22 +30,18 @@ _SIZES = dict(
     length=Integer(hint="such as 16"),
     vocab=Integer(1, 2**62, hint="such as 10"),
 )
+_RNG = Instance(
+    np.random.Generator, shown="numpy.random.Generator", hint="np.random.default_rng(0)"
+)
 
 
 def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
-    """``batch`` uniform random sequences of ``length`` ids below ``vocab`` (sizes checked)."""
-    check_instance(
-        rng,
-        "rng",
-        np.random.Generator,
-        shown="numpy.random.Generator",
-        hint="np.random.default_rng(0)",
-    )
+    """``batch`` uniform random sequences of ``length`` ids below ``vocab`` (all checked)."""
     check_entries((batch, length), what="the batch of sequences (batch, length)")
     return rng.integers(0, vocab, size=(batch, length))
 
 
-@constrained(**_SIZES)
+@constrained(rng=_RNG, **_SIZES)
 def reversal_task(
     rng: np.random.Generator, batch: int, length: int, vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -66,7 +62,7 @@ def reversal_task(
     return tokens, tokens[:, ::-1].copy()
 
 
-@constrained(**_SIZES)
+@constrained(rng=_RNG, **_SIZES)
 def previous_token_task(
     rng: np.random.Generator, batch: int, length: int, vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +90,6 @@ def _partitions(total: int, parts: int, largest: int) -> Iterator[tuple[int, ...
 #: Longest sequence :func:`reversal_ceiling` sums over exactly (the 147,273
 #: partitions of 48 take a few seconds; their number grows like exp(pi sqrt(2n/3))).
 MAX_CEILING_LENGTH = 48
-
 
 _EVEN = Condition(
     "be even",

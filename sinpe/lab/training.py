@@ -20,10 +20,11 @@ import numpy.typing as npt
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     FLAG,
+    Instance,
     Integer,
+    Pair,
     Real,
     check_float_array,
-    check_instance,
     check_integer_array,
     constrained,
 )
@@ -45,8 +46,7 @@ MAX_STEPS = 10**6
 
 _STEPS, _EVERY = Integer(1, MAX_STEPS, hint="such as 300"), Integer(hint="such as 50")
 _LR, _SEED = Real(0.0, closed="neither", hint="e.g. 1e-3"), Integer(0, hint="such as 0")
-#: One moment's decay rate, for each entry of Adam's ``betas``.
-_BETA = Real(0.0, 1.0, closed="left", hint="such as 0.9")
+_MODULE, _MODEL = Instance(nn.Module), Instance(nn.TokenModel)
 
 
 class Adam:
@@ -89,7 +89,12 @@ class Adam:
     [[0.4]]
     """
 
-    @constrained(lr=_LR, eps=Real(0.0, closed="neither", hint="e.g. 1e-8"))
+    @constrained(
+        module=_MODULE,
+        lr=_LR,
+        betas=Pair(Real(0.0, 1.0, closed="left"), hint="(beta1, beta2) such as (0.9, 0.999)"),
+        eps=Real(0.0, closed="neither", hint="e.g. 1e-8"),
+    )
     def __init__(
         self,
         module: nn.Module,
@@ -97,14 +102,7 @@ class Adam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
     ) -> None:
-        check_instance(module, "module", nn.Module)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(
-                f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
-            )
-        # A pair: a rule holds one scalar, so each entry is checked by its rule here.
-        self.betas = (_BETA(betas[0], "betas[0]"), _BETA(betas[1], "betas[1]"))
-        self.module, self.lr, self.eps = module, lr, eps
+        self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
         self.step_count = 0
         self.moments = {
             name: (np.zeros_like(value), np.zeros_like(value))
@@ -126,7 +124,7 @@ class Adam:
             value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)
 
 
-@constrained(delta=Real(0.0, 1.0, closed="right", hint="e.g. 1e-6"), seed=_SEED)
+@constrained(module=_MODULE, delta=Real(0.0, 1.0, closed="right", hint="e.g. 1e-6"), seed=_SEED)
 def check_gradients(
     module: nn.Module,
     inputs: npt.ArrayLike,
@@ -167,7 +165,6 @@ def check_gradients(
     >>> list(errors), max(errors.values()) < 1e-6
     (['input', 'weight', 'bias'], True)
     """
-    check_instance(module, "module", nn.Module)
     if isinstance(module, (nn.Embedding, nn.TokenModel)):
         raise TypeError(
             f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "
@@ -245,7 +242,9 @@ class TrainingLog:
 
 
 @one_blas_thread
-@constrained(**_SIZES, steps=_STEPS, lr=_LR, seed=_SEED, eval_every=_EVERY, causal=FLAG)
+@constrained(
+    model=_MODEL, **_SIZES, steps=_STEPS, lr=_LR, seed=_SEED, eval_every=_EVERY, causal=FLAG
+)
 def train(
     model: nn.TokenModel,
     task: Task,
@@ -306,7 +305,6 @@ def train(
     >>> bool(abs(log.losses[0] - np.log(10)) < 0.5)   # near chance at first: ln 10
     True
     """
-    check_instance(model, "model", nn.TokenModel)
     if not callable(task):
         raise TypeError(f"task must be a function such as reversal_task, got {task!r}")
     if vocab > model.vocab:
@@ -379,7 +377,7 @@ class RegressionLog:
 
 
 @one_blas_thread
-@constrained(steps=_STEPS, lr=_LR, record_every=_EVERY)
+@constrained(model=_MODULE, steps=_STEPS, lr=_LR, record_every=_EVERY)
 def fit_regression(
     model: nn.Module,
     inputs: np.ndarray,
@@ -422,7 +420,6 @@ def fit_regression(
     >>> log.steps, log.predictions[-1].shape, bool(log.losses[-1] < log.losses[0])
     ([2, 4], (1, 1), True)
     """
-    check_instance(model, "model", nn.Module)
     inputs = check_float_array(inputs, "inputs", ndim=2)
     targets = check_float_array(targets, "targets", ndim=2)
     if inputs.shape[0] != targets.shape[0] or inputs.shape[0] == 0:
