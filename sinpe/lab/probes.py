@@ -112,7 +112,7 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     attention = _attention(model, layer)
     heads = attention.n_heads
     if head >= heads:
-        raise ValueError(f"head must be below the layer's n_heads, {heads} (from 0), got {head}")
+        raise ValueError(f"head must be below the layer's {heads} heads (from 0), got {head}")
     weight = attention.params["in_proj_weight"].astype(np.float64)  # (3D, D)
     width = weight.shape[1]
     head_width = width // heads
@@ -126,7 +126,7 @@ def _attention(model: nn.TokenModel, layer: int) -> nn.MultiHeadAttention:
     if model.n_layers == 0:
         raise ValueError("model has no layers, so no attention to read")
     if layer >= model.n_layers:
-        raise ValueError(f"layer must be below the model's n_layers, {model.n_layers}, got {layer}")
+        raise ValueError(f"layer must be below the model's {model.n_layers} layers, got {layer}")
     return model.layers[layer].self_attn
 
 

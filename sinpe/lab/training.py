@@ -47,6 +47,8 @@ MAX_STEPS = 10**6
 _STEPS, _EVERY = Integer(1, MAX_STEPS, hint="such as 300"), Integer(hint="such as 50")
 _LR, _SEED = Real(0.0, closed="neither", hint="e.g. 1e-3"), Integer(0, hint="such as 0")
 _MODULE, _MODEL = Instance(nn.Module), Instance(nn.TokenModel)
+_BETAS = Pair(Real(0.0, 1.0, closed="left"), hint="(beta1, beta2) such as (0.9, 0.999)")
+_EPS = Real(0.0, closed="neither", hint="e.g. 1e-8")
 
 
 class Adam:
@@ -89,12 +91,7 @@ class Adam:
     [[0.4]]
     """
 
-    @constrained(
-        module=_MODULE,
-        lr=_LR,
-        betas=Pair(Real(0.0, 1.0, closed="left"), hint="(beta1, beta2) such as (0.9, 0.999)"),
-        eps=Real(0.0, closed="neither", hint="e.g. 1e-8"),
-    )
+    @constrained(module=_MODULE, lr=_LR, betas=_BETAS, eps=_EPS)
     def __init__(
         self,
         module: nn.Module,
