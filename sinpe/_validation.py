@@ -455,6 +455,45 @@ class DType(Constraint[np.dtype[Any]]):
         return [*found, ("name", "float32")]
 
 
+class Instance(Constraint[T]):
+    """An instance of ``cls`` (a model, a layer, a generator), returned unchanged.
+
+    ``shown`` is how a message names ``cls`` (by default ``module.Name``); a message
+    names the value's type, not the value (a model's repr would fill a screen).
+    """
+
+    def __init__(self, cls: type[T], *, shown: str = "", hint: str = "") -> None:
+        self.cls, self.shown, self.hint = cls, shown or f"{cls.__module__}.{cls.__name__}", hint
+
+    def __call__(self, value: object, name: str = "") -> T:
+        if isinstance(value, self.cls):
+            return value
+        kind = type(value).__name__
+        raise TypeError(f"{name or self.name} must be a {self.shown}, got {kind}{self._advice()}")
+
+
+class Pair(Constraint[tuple[T, T]]):
+    """Two values (a tuple or a list of two), each obeying ``rule`` as ``name[0]``, ``name[1]``."""
+
+    def __init__(self, rule: Constraint[T], *, hint: str = "") -> None:
+        self.rule, self.hint = rule, hint
+
+    def __call__(self, value: object, name: str = "") -> tuple[T, T]:
+        name = name or self.name
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise TypeError(f"{name} must be a pair, got {value!r}{self._advice()}")
+        return self.rule(value[0], f"{name}[0]"), self.rule(value[1], f"{name}[1]")
+
+    def refused(self) -> list[tuple[str, object]]:
+        good = self.rule.accepted()[0][1]
+        found: list[tuple[str, object]] = [("one", good), ("three", [good] * 3), ("None", None)]
+        found += [(f"first {label}", (bad, good)) for label, bad in self.rule.refused()]
+        return found + [(f"second {label}", [good, bad]) for label, bad in self.rule.refused()]
+
+    def accepted(self) -> list[tuple[str, object]]:
+        return [(label, (good, good)) for label, good in self.rule.accepted()]
+
+
 class RealArray(Constraint[np.ndarray]):
     """An array of finite reals, returned as float64; integers must lie within 2**53.
 
@@ -685,15 +724,8 @@ def check_phases(phases: np.ndarray) -> None:
 def check_instance(
     value: object, name: str, kind: type[T], *, shown: str = "", hint: str = ""
 ) -> T:
-    """Return ``value`` after checking it is a ``kind`` (a model, a module, a generator).
-
-    ``shown`` is how the message names ``kind`` (by default ``module.Name``).
-    """
-    if not isinstance(value, kind):
-        shown = shown or f"{kind.__module__}.{kind.__name__}"
-        advice = f"; pass {hint}" if hint else ""
-        raise TypeError(f"{name} must be a {shown}, got {type(value).__name__}{advice}")
-    return value
+    """Return ``value`` after checking it is a ``kind`` (:class:`Instance`'s rule)."""
+    return Instance(kind, shown=shown, hint=hint)(value, name)
 
 
 def check_float_array(

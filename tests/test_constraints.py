@@ -30,9 +30,11 @@ from sinpe._validation import (
     Base,
     Constraint,
     Flag,
+    Instance,
     Integer,
     Layout,
     Options,
+    Pair,
     Real,
     RealArray,
     Width,
@@ -80,6 +82,9 @@ NARROWED = {
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
     ),
     "sinpe.lab.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
+    "sinpe.lab.probes.query_key_form": (("layer", "head"), "the model's layers and heads"),
+    "sinpe.lab.probes.attention_peak": ("layer", "the model's layers, from 0"),
+    "sinpe.lab.context.extend_context": ("ramp=", "a ramp is YaRN's option, refused with 'ntk'"),
 }
 
 #: Arguments that mean one thing wherever they appear (each is taken by three or more
@@ -254,6 +259,8 @@ def test_declared_boundaries(name, argument, rule):
         Layout(),
         Flag(),
         RealArray(),
+        Instance(np.random.Generator),
+        Pair(Real(0.0, 1.0, closed="left")),
     ],
     ids=repr,
 )

@@ -220,7 +220,8 @@ def test_a_token_model_checks_each_argument_once(monkeypatch):
         and "__call__" in vars(rule)
         and rule is not _validation.Optional  # Optional delegates
     ]
-    assert {_validation.Constraint, _validation.RealArray} == set(rules)
+    own = {_validation.Constraint, _validation.RealArray, _validation.Instance, _validation.Pair}
+    assert own == set(rules)
     for rule in rules:
         monkeypatch.setattr(rule, "__call__", counting(rule))
 

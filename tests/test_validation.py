@@ -192,3 +192,26 @@ def test_a_precision_warning_points_at_the_callers_line(call):
     with pytest.warns(sinpe.PrecisionWarning) as record:
         call()
     assert {warning.filename for warning in record} == {__file__}
+
+
+def test_an_instance_rule_names_the_type_not_the_value():
+    """A wrong model's message says what it is, without printing it (an array's repr)."""
+    from sinpe._validation import Instance
+
+    rule = Instance(np.random.Generator, shown="numpy.random.Generator", hint="e.g. rng")
+    generator = np.random.default_rng(0)
+    assert rule(generator, "rng") is generator
+    with pytest.raises(TypeError) as error:
+        rule(np.zeros((100, 100)), "rng")
+    assert str(error.value) == "rng must be a numpy.random.Generator, got ndarray; pass e.g. rng"
+
+
+def test_a_pair_rule_names_the_entry_that_is_wrong():
+    from sinpe._validation import Pair, Real
+
+    rule = Pair(Real(0.0, 1.0, closed="left"), hint="(beta1, beta2) such as (0.9, 0.999)")
+    assert rule([0.5, np.float64(0.25)], "betas") == (0.5, 0.25)
+    with pytest.raises(TypeError, match=r"^betas must be a pair, got 0.9; pass \(beta1"):
+        rule(0.9, "betas")
+    with pytest.raises(ValueError, match=r"^betas\[1\] must be a finite number >= 0 and < 1"):
+        rule((0.9, 1.0), "betas")

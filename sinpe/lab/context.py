@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import copy
 
-from sinpe._validation import (
-    check_choice,
-    check_count,
-    check_instance,
-)
+from sinpe._validation import Instance, Integer, Optional, Options, Real, constrained
 from sinpe.lab import nn
-from sinpe.rope import SCALING_METHODS, scaled_frequencies, yarn_temperature
+from sinpe.rope import SCALING_METHODS, YARN_RAMPS, scaled_frequencies, yarn_temperature
 
 __all__ = ["extend_context"]
 
 
+@constrained(
+    model=Instance(nn.TokenModel),
+    method=Options(*SCALING_METHODS),
+    factor=Real(1.0, hint="e.g. 4.0 (how many times longer the context is)"),
+    original_length=Integer(hint="such as 16"),
+    ramp=Optional(Options(*YARN_RAMPS)),
+)
 def extend_context(
     model: nn.TokenModel,
     method: str,
@@ -57,15 +60,12 @@ def extend_context(
     >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
     ((2,), 0.771321)
     """
-    check_instance(model, "model", nn.TokenModel)
-    check_choice(method, "method", SCALING_METHODS)
     layers = [model.layers[index] for index in range(model.n_layers)]
     if not layers or any(layer.self_attn.encoding != "rope" for layer in layers):
         raise ValueError(
             "extend_context stretches RoPE; pass a model built with encoding='rope' "
             "(and at least one layer)"
         )
-    original_length = check_count(original_length, "original_length", hint="such as 16")
     stretched = copy.deepcopy(model)
     temperature = yarn_temperature(factor) if method == "yarn" else 1.0
     for index in range(stretched.n_layers):

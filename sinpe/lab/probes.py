@@ -28,15 +28,12 @@ from sinpe._validation import (
     D_MODEL,
     LAYOUT,
     POSITIONS,
+    Instance,
     Integer,
     Real,
-    check_count,
-    check_d_model,
     check_entries,
     check_float_array,
-    check_instance,
     check_integer_array,
-    check_real,
     check_real_array,
     constrained,
 )
@@ -57,6 +54,10 @@ __all__ = [
     "shift_rotation_residual",
     "unseen_phases",
 ]
+
+#: A layer or a head, counted from 0, and a positive count (narrowed in the bodies).
+_INDEX, _COUNT = Integer(0, hint="such as 0"), Integer(hint="such as 4")
+_RIDGE = Real(0.0, closed="neither", hint="e.g. 1e-3")
 
 
 class PairBlocks(NamedTuple):
@@ -85,6 +86,7 @@ class PairBlocks(NamedTuple):
     reflection_angle: np.ndarray
 
 
+@constrained(model=Instance(nn.TokenModel), layer=_INDEX, head=_INDEX)
 def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np.ndarray:
     """The bilinear form ``G`` of one head: it scores query ``t`` on key ``s`` as ``x_t . G x_s``.
 
@@ -107,19 +109,25 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     >>> query_key_form(model).round(6).tolist()
     [[1.414214, 0.0], [0.0, 1.414214]]
     """
-    check_instance(model, "model", nn.TokenModel)
-    if model.n_layers == 0:
-        raise ValueError("model has no layers, so no attention head to read")
-    layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
-    attention = model.layers[layer].self_attn
+    attention = _attention(model, layer)
     heads = attention.n_heads
-    head = check_count(head, "head", minimum=0, maximum=heads - 1, hint="such as 0")
+    if head >= heads:
+        raise ValueError(f"head must be below the layer's {heads} heads (from 0), got {head}")
     weight = attention.params["in_proj_weight"].astype(np.float64)  # (3D, D)
     width = weight.shape[1]
     head_width = width // heads
     rows = slice(head * head_width, (head + 1) * head_width)
     queries, keys = weight[:width][rows], weight[width : 2 * width][rows]  # (Dh, D) each
     return queries.T @ keys / (math.sqrt(head_width) * attention.temperature)
+
+
+def _attention(model: nn.TokenModel, layer: int) -> nn.MultiHeadAttention:
+    """The attention of ``model``'s layer ``layer`` (its rule's range narrowed to the model)."""
+    if model.n_layers == 0:
+        raise ValueError("model has no layers, so no attention to read")
+    if layer >= model.n_layers:
+        raise ValueError(f"layer must be below the model's {model.n_layers} layers, got {layer}")
+    return model.layers[layer].self_attn
 
 
 @constrained(layout=LAYOUT)
@@ -160,7 +168,7 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     matrix = check_real_array(form, name="form")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"form must be a square (D, D) array, got shape {matrix.shape}")
-    width = check_d_model(matrix.shape[0], name="the side D of form")
+    width = D_MODEL(matrix.shape[0], "the side D of form")
     # column of the form holding concat entry j: sines are j < D/2, cosines the rest
     where = layout_permutation(width, layout, "concat")
     sines, cosines = where[: width // 2], where[width // 2 :]
@@ -217,9 +225,8 @@ def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
         raise ValueError(
             f"keys must hold one key per query, shape ({queries},), got {chosen.shape}"
         )
-    return np.take_along_axis(rows, np.broadcast_to(chosen[:, None], (*rows.shape[:-1], 1)), -1)[
-        ..., 0
-    ]
+    picked = np.broadcast_to(chosen[:, None], (*rows.shape[:-1], 1))  # (..., T, 1)
+    return np.take_along_axis(rows, picked, -1)[..., 0]
 
 
 def _check_weights(weights: npt.ArrayLike) -> np.ndarray:
@@ -261,16 +268,15 @@ def unseen_phases(
     >>> unseen_phases([1.4, 2.0], 2, trained_length=2)[:, 0].tolist()
     [False, True]
     """
-    length = trained_length
-    where = positions
+    where = np.asarray(positions)  # float64, checked by its rule
     if where.ndim != 1:
         raise ValueError(f"positions must be 1-d, got shape {where.shape}")
     omega = frequencies(d_model, base=base)  # (P,)
     # complex128 (two float64 entries) and two temporaries of that size
     check_entries(
-        (where.size, omega.size, length, 6), what="positions x pairs x trained_length (complex)"
+        (where.size, omega.size, trained_length, 6), what="positions x pairs x trained_length x 6"
     )
-    seen = np.arange(length, dtype=np.float64)
+    seen = np.arange(trained_length, dtype=np.float64)
     # distance on the circle between each checked angle and each trained one: (N, P, L)
     gaps = np.angle(np.exp(1j * omega[None, :, None] * (where[:, None, None] - seen)))
     nearest = np.abs(gaps).min(axis=-1)  # (N, P)
@@ -312,6 +318,7 @@ def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     return power / total
 
 
+@constrained(offset=_COUNT)
 def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     """How far the step from row ``p`` to row ``p + offset`` is from one fixed rotation.
 
@@ -333,10 +340,11 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     0.5
     """
     rows = _check_table(table)
-    step = check_count(offset, "offset", minimum=1, maximum=rows.shape[0] - 1, hint="such as 1")
+    if offset >= len(rows):
+        raise ValueError(f"offset must be below the table's {len(rows)} rows, got {offset}")
     peak = np.abs(rows).max()
     rows = rows / peak if peak > 0 else rows  # the residual is scale-free; no overflow
-    before, after = rows[:-step], rows[step:]
+    before, after = rows[:-offset], rows[offset:]
     scale = np.linalg.norm(after)
     if not scale > 0:
         raise ValueError("table[offset:] is all zero; there is nothing to rotate to")
@@ -355,7 +363,7 @@ def _check_table(table: npt.ArrayLike) -> np.ndarray:
 
 
 @one_blas_thread
-@constrained(ridge=Real(0.0, closed="neither", hint="e.g. 1e-3"))
+@constrained(ridge=_RIDGE)
 def linear_probe(
     features: npt.ArrayLike,
     labels: npt.ArrayLike,
@@ -428,6 +436,7 @@ def linear_probe(
 
 
 @one_blas_thread
+@constrained(n_train=_COUNT, max_offset=_COUNT, ridge=_RIDGE)
 def position_probes(
     states: npt.ArrayLike,
     *,
@@ -479,9 +488,10 @@ def position_probes(
             f"states must have shape (B, T, D) with B >= 2 sequences, T >= 2 positions and "
             f"D >= 1, got {h.shape}"
         )
-    n_train = check_count(n_train, "n_train", maximum=batch - 1, hint="below the batch size")
-    max_offset = check_count(max_offset, "max_offset", maximum=length - 1, hint="such as 4")
-    check_real(ridge, "ridge", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
+    if n_train >= batch:
+        raise ValueError(f"n_train must be below the batch size B = {batch}, got {n_train}")
+    if max_offset >= length:
+        raise ValueError(f"max_offset must be below the length T = {length}, got {max_offset}")
     pairs_per_sequence = int(np.sum(length - np.arange(1, max_offset + 1))) * 2
     check_entries((batch, pairs_per_sequence, (width + 1) ** 2), what="the offset probe's pairs")
     train, test = h[:n_train], h[n_train:]
@@ -506,6 +516,7 @@ def position_probes(
     )
 
 
+@constrained(layer=_INDEX)
 def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) -> float:
     """Mean over queries of the largest attention weight in ``layer``, for ``tokens``.
 
@@ -524,11 +535,9 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
     0.166667
     """
     ids = nn._checked_tokens(model, tokens)
-    if model.n_layers == 0:
-        raise ValueError("model has no layers, so no attention to measure")
-    layer = check_count(layer, "layer", minimum=0, maximum=model.n_layers - 1, hint="such as 0")
+    attention = _attention(model, layer)
     model.forward(ids)
-    weights = model.layers[layer].self_attn.attention_weights
+    weights = attention.attention_weights
     return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 
 import numpy as np
 
-from sinpe._validation import Integer, check_count, check_entries, check_instance, constrained
+from sinpe._validation import Condition, Instance, Integer, check_entries, constrained
 
 __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceiling", "reversal_task"]
 
@@ -24,23 +24,24 @@ __all__ = ["MAX_CEILING_LENGTH", "Task", "previous_token_task", "reversal_ceilin
 #: returning a batch of inputs and its targets.
 Task = Callable[[np.random.Generator, int, int, int], tuple[np.ndarray, np.ndarray]]
 
+#: The rules of a task's sizes (``train`` passes its own to the task, so declares these).
+_SIZES = dict(
+    batch=Integer(hint="such as 64"),
+    length=Integer(hint="such as 16"),
+    vocab=Integer(1, 2**62, hint="such as 10"),
+)
+_RNG = Instance(
+    np.random.Generator, shown="numpy.random.Generator", hint="np.random.default_rng(0)"
+)
+
 
 def _draw(rng: np.random.Generator, batch: int, length: int, vocab: int) -> np.ndarray:
-    """``batch`` uniform random sequences of ``length`` ids below ``vocab``, arguments checked."""
-    check_instance(
-        rng,
-        "rng",
-        np.random.Generator,
-        shown="numpy.random.Generator",
-        hint="np.random.default_rng(0)",
-    )
-    batch = check_count(batch, "batch", hint="such as 64")
-    length = check_count(length, "length", hint="such as 16")
-    vocab = check_count(vocab, "vocab", maximum=2**62, hint="such as 10")
+    """``batch`` uniform random sequences of ``length`` ids below ``vocab`` (all checked)."""
     check_entries((batch, length), what="the batch of sequences (batch, length)")
     return rng.integers(0, vocab, size=(batch, length))
 
 
+@constrained(rng=_RNG, **_SIZES)
 def reversal_task(
     rng: np.random.Generator, batch: int, length: int, vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -61,6 +62,7 @@ def reversal_task(
     return tokens, tokens[:, ::-1].copy()
 
 
+@constrained(rng=_RNG, **_SIZES)
 def previous_token_task(
     rng: np.random.Generator, batch: int, length: int, vocab: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +75,7 @@ def previous_token_task(
     return tokens, np.concatenate([tokens[:, :1], tokens[:, :-1]], axis=1)
 
 
-def _partitions(total: int, parts: int, largest: int):
+def _partitions(total: int, parts: int, largest: int) -> Iterator[tuple[int, ...]]:
     """Non-increasing tuples of at most ``parts`` integers <= ``largest`` summing to ``total``."""
     if total == 0:
         yield ()
@@ -89,10 +91,17 @@ def _partitions(total: int, parts: int, largest: int):
 #: partitions of 48 take a few seconds; their number grows like exp(pi sqrt(2n/3))).
 MAX_CEILING_LENGTH = 48
 
+_EVEN = Condition(
+    "be even",
+    lambda v: v % 2 == 0,
+    lambda v: f"an odd length has a middle token that is its own mirror; pass e.g. {v + 1}",
+    (3,),
+)
+
 
 @constrained(
     vocab=Integer(hint="such as 10"),
-    length=Integer(2, MAX_CEILING_LENGTH, hint="even, such as 16"),
+    length=Integer(2, MAX_CEILING_LENGTH, hint="even, such as 16", conditions=(_EVEN,)),
 )
 def reversal_ceiling(vocab: int, length: int) -> float:
     """Best expected token accuracy on reversal for a model that cannot see positions.
@@ -120,11 +129,6 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     >>> round(reversal_ceiling(10, 16), 4)
     0.2411
     """
-    if length % 2:
-        raise ValueError(
-            f"length must be even (an odd length has a middle token that is its own mirror), "
-            f"got {length}; pass e.g. {length + 1}"
-        )
     # Exact rational arithmetic: the ceiling is numerator / (vocab**length * L (L - 1)).
     numerator = 0
     for partition in _partitions(length, min(vocab, length), length):

@@ -15,20 +15,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from sinpe._threads import one_blas_thread
 from sinpe._validation import (
     FLAG,
-    check_count,
-    check_flag,
+    Instance,
+    Integer,
+    Pair,
+    Real,
     check_float_array,
-    check_instance,
     check_integer_array,
-    check_real,
     constrained,
 )
 from sinpe.lab import nn
-from sinpe.lab.tasks import Task
+from sinpe.lab.tasks import _SIZES, Task
 
 __all__ = [
     "Adam",
@@ -42,6 +43,12 @@ __all__ = [
 
 #: Most optimisation steps accepted by :func:`train` and :func:`fit_regression`.
 MAX_STEPS = 10**6
+
+_STEPS, _EVERY = Integer(1, MAX_STEPS, hint="such as 300"), Integer(hint="such as 50")
+_LR, _SEED = Real(0.0, closed="neither", hint="e.g. 1e-3"), Integer(0, hint="such as 0")
+_MODULE, _MODEL = Instance(nn.Module), Instance(nn.TokenModel)
+_BETAS = Pair(Real(0.0, 1.0, closed="left"), hint="(beta1, beta2) such as (0.9, 0.999)")
+_EPS = Real(0.0, closed="neither", hint="e.g. 1e-8")
 
 
 class Adam:
@@ -84,6 +91,7 @@ class Adam:
     [[0.4]]
     """
 
+    @constrained(module=_MODULE, lr=_LR, betas=_BETAS, eps=_EPS)
     def __init__(
         self,
         module: nn.Module,
@@ -91,17 +99,6 @@ class Adam:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
     ) -> None:
-        check_instance(module, "module", nn.Module)
-        lr = check_real(lr, "lr", minimum=0.0, strict_minimum=True, hint="e.g. 1e-3")
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(
-                f"betas must be a pair (beta1, beta2), got {betas!r}; e.g. (0.9, 0.999)"
-            )
-        betas = tuple(
-            check_real(beta, f"betas[{i}]", minimum=0.0, maximum=1.0, strict_maximum=True)
-            for i, beta in enumerate(betas)
-        )
-        eps = check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-8")
         self.module, self.lr, self.betas, self.eps = module, lr, betas, eps
         self.step_count = 0
         self.moments = {
@@ -124,8 +121,14 @@ class Adam:
             value -= self.lr * (first / correction1) / (np.sqrt(second / correction2) + self.eps)
 
 
+@constrained(module=_MODULE, delta=Real(0.0, 1.0, closed="right", hint="e.g. 1e-6"), seed=_SEED)
 def check_gradients(
-    module: nn.Module, inputs: np.ndarray, forward=None, *, delta: float = 1e-6, seed: int = 0
+    module: nn.Module,
+    inputs: npt.ArrayLike,
+    forward: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    delta: float = 1e-6,
+    seed: int = 0,
 ) -> dict[str, float]:
     """Compare a module's backward pass with central finite differences.
 
@@ -159,7 +162,6 @@ def check_gradients(
     >>> list(errors), max(errors.values()) < 1e-6
     (['input', 'weight', 'bias'], True)
     """
-    check_instance(module, "module", nn.Module)
     if isinstance(module, (nn.Embedding, nn.TokenModel)):
         raise TypeError(
             f"check_gradients perturbs real inputs; {type(module).__name__} takes integer "
@@ -167,8 +169,6 @@ def check_gradients(
             f"MultiHeadAttention, ...) one by one"
         )
     inputs = check_float_array(inputs, "inputs")
-    delta = check_real(delta, "delta", minimum=0.0, maximum=1.0, strict_minimum=True)
-    seed = check_count(seed, "seed", minimum=0, hint="such as 0")
     run = forward or module.forward
     weights = np.random.default_rng(seed).normal(size=run(inputs).shape)
 
@@ -239,6 +239,9 @@ class TrainingLog:
 
 
 @one_blas_thread
+@constrained(
+    model=_MODEL, **_SIZES, steps=_STEPS, lr=_LR, seed=_SEED, eval_every=_EVERY, causal=FLAG
+)
 def train(
     model: nn.TokenModel,
     task: Task,
@@ -299,14 +302,11 @@ def train(
     >>> bool(abs(log.losses[0] - np.log(10)) < 0.5)   # near chance at first: ln 10
     True
     """
-    check_instance(model, "model", nn.TokenModel)
     if not callable(task):
         raise TypeError(f"task must be a function such as reversal_task, got {task!r}")
-    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 300")
-    eval_every = check_count(eval_every, "eval_every", hint="such as 50")
-    vocab = check_count(vocab, "vocab", maximum=model.vocab, hint="up to the model's vocab")
-    causal = check_flag(causal, "causal")
-    rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
+    if vocab > model.vocab:
+        raise ValueError(f"vocab must be at most the model's vocab, {model.vocab}, got {vocab}")
+    rng = np.random.default_rng(seed)
     log = TrainingLog()
     mask = nn.causal_mask(length) if causal else None
     if held_out is not None:
@@ -322,7 +322,7 @@ def train(
         log.losses.append(loss)
         if held_out is not None and (step % eval_every == 0 or step == steps):
             log.eval_steps.append(step)
-            log.eval_accuracy.append(token_accuracy(model, *held_out, causal=causal))
+            log.eval_accuracy.append(float(token_accuracy(model, *held_out, causal=causal)))
 
     _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
@@ -374,6 +374,7 @@ class RegressionLog:
 
 
 @one_blas_thread
+@constrained(model=_MODULE, steps=_STEPS, lr=_LR, record_every=_EVERY)
 def fit_regression(
     model: nn.Module,
     inputs: np.ndarray,
@@ -416,7 +417,6 @@ def fit_regression(
     >>> log.steps, log.predictions[-1].shape, bool(log.losses[-1] < log.losses[0])
     ([2, 4], (1, 1), True)
     """
-    check_instance(model, "model", nn.Module)
     inputs = check_float_array(inputs, "inputs", ndim=2)
     targets = check_float_array(targets, "targets", ndim=2)
     if inputs.shape[0] != targets.shape[0] or inputs.shape[0] == 0:
@@ -426,8 +426,6 @@ def fit_regression(
         )
     if eval_inputs is not None:
         eval_inputs = check_float_array(eval_inputs, "eval_inputs", ndim=2)
-    steps = check_count(steps, "steps", maximum=MAX_STEPS, hint="such as 500")
-    record_every = check_count(record_every, "record_every", hint="such as 100")
     log = RegressionLog()
 
     def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
