@@ -303,3 +303,28 @@ def paper_frequencies(dim, base, s, length, alpha=1.0, beta=32.0, dtype=np.float
             gamma = (r - alpha) / (beta - alpha)
         out.append((1 - gamma) * theta / s + gamma * theta)
     return np.array(out).astype(dtype)
+
+
+def qwen2vl_mrope(x, position_ids, mrope_section, base=10000.0):
+    """huggingface/transformers, models/qwen2_vl/modeling_qwen2_vl.py (commit 00b676f8),
+    Qwen2VLRotaryEmbedding.forward, then apply_multimodal_rotary_pos_emb, for one head.
+
+    freqs = (inv_freq_expanded @ position_ids_expanded).transpose(2, 3)  # (3, bs, T, d/2)
+    emb = torch.cat((freqs, freqs), dim=-1); cos = emb.cos(); sin = emb.sin()
+    mrope_section = mrope_section * 2
+    cos = torch.cat([m[i % 3] for i, m in enumerate(cos.split(mrope_section, dim=-1))], dim=-1)
+    q_embed = (q * cos) + (rotate_half(q) * sin)
+    ``x`` is (T, d), ``position_ids`` (3, T).
+    """
+    dim = x.shape[-1]
+    inv_freq = rope_inv_freq(dim, base)
+    freqs = np.asarray(position_ids, dtype=np.float64)[:, :, None] * inv_freq[None, None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb), np.sin(emb)
+    section = list(mrope_section) * 2
+    cuts = np.cumsum(section)[:-1]
+    cos = np.concatenate([m[i % 3] for i, m in enumerate(np.split(cos, cuts, axis=-1))], axis=-1)
+    sin = np.concatenate([m[i % 3] for i, m in enumerate(np.split(sin, cuts, axis=-1))], axis=-1)
+    half = dim // 2
+    rotated_half = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos + rotated_half * sin
