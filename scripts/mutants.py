@@ -2128,9 +2128,10 @@ def main(argv: list[str] | None = None) -> int:
             # Baseline: the unmutated copy must pass, or every "kill" would be meaningless.
             modules = list(dict.fromkeys(mutant.file for _, mutant in mutants))
             for module, outcome, elapsed in pool.map(baseline, modules):
-                if outcome != "SURVIVED":
+                if outcome != "SURVIVED":  # a timeout under load reads "killed (timeout)"
                     print(
-                        f"baseline: the tests of {module} fail without any mutant", file=sys.stderr
+                        f"baseline: the tests of {module} fail without any mutant ({outcome})",
+                        file=sys.stderr,
                     )
                     return 2
                 print(
