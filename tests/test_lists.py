@@ -39,11 +39,6 @@ def test_submodules_name_every_public_module_on_disk(root):
     assert len(sinpe.SUBMODULES) == len(set(sinpe.SUBMODULES))
 
 
-def test_every_mutant_quotes_a_line_of_the_source(mutants):
-    """A mutant whose original snippet no longer occurs (exactly once) tests nothing."""
-    assert mutants.check_snippets(mutants.selected(None)) == []
-
-
 def test_every_mutated_module_has_tests_found_for_it(mutants, root):
     for file in {mutant.file for mutant in mutants.MUTANTS}:
         assert (root / "sinpe" / file).is_file(), file

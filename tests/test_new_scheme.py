@@ -55,7 +55,8 @@ from sinpe import throwaway
 HOSTILE_EXAMPLES = {"sinpe.throwaway.distance_bias": {"n_heads": 2, "length": 3}}
 
 MUTANTS = [
-    ("throwaway.py", "-distance / 4.0", "distance / 4.0", "distance_bias: sign"),
+    ("throwaway.py", "distance_bias", "-distance / 4.0", "distance / 4.0",
+     "distance_bias: sign"),
 ]
 
 
@@ -127,7 +128,7 @@ from scripts import mutants
 
 chosen = mutants.selected(["throwaway"])
 assert [mutant.description for _, mutant in chosen] == ["distance_bias: sign"], chosen
-assert mutants.check_snippets(chosen) == []
+assert mutants.check_mutants(chosen) == []
 assert mutants.test_files("throwaway.py")[0] == "tests/test_throwaway.py"
 print("mutated")
 
