@@ -193,7 +193,7 @@ def test_heatmap_draws_a_known_diagonal_on_the_diagonal(row_zero_on_top):
 
     def brightness(key: int, query: int) -> float:
         x, y = ax.transData.transform((key, query))
-        return float(pixels[int(round(height - y)), int(round(x))])
+        return float(pixels[round(height - y), round(x)])
 
     band = [brightness(t - 1, t) for t in range(1, size)]
     mirror = [brightness(t, t - 1) for t in range(1, size)]
@@ -209,6 +209,6 @@ def test_heatmap_draws_a_known_diagonal_on_the_diagonal(row_zero_on_top):
 def test_heatmap_refuses_an_extent_with_top_and_bottom_swapped():
     # Fig. 8.1 was drawn upside down this way: origin "lower" with bottom > top.
     fig, ax = plotting.figure()
-    with pytest.raises(ValueError, match="bottom < top.*invert_yaxis"):
+    with pytest.raises(ValueError, match=r"bottom < top.*invert_yaxis"):
         plotting.heatmap(ax, np.eye(3), extent=(-0.5, 2.5, 2.5, -0.5), colorbar_label="v")
     plt.close(fig)
