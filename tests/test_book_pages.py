@@ -11,7 +11,9 @@ MyST chapters and their executed twins, so they run in `make unit`, in seconds:
 * figures are retina PNGs (200 dpi, sharp on 2x screens) no wider than the column, and
   no chapter asks for text below the style's minimum size;
 * a printed table (lines whose columns are set apart by runs of spaces) fits a phone's
-  column, so it keeps its alignment there instead of wrapping.
+  column, so it keeps its alignment there instead of wrapping;
+* a caption of panels side by side (stacked on a phone) that names a panel "left" or
+  "right" says where it is on a phone too (issue 41).
 
 Each check is a function of text, and is shown failing on a bad example.
 """
@@ -295,3 +297,50 @@ def test_the_table_check_sees_a_wide_table_and_not_prose():
     assert len(wide_tables(wide)) == 2
     assert wide_tables(prose) == []
     assert wide_tables(wide.splitlines()[0]) == []  # one line is not a table
+
+
+#: A panel's place named in a caption, and what must follow it: the phone stacks the
+#: panels of a figure drawn side by side (book_assets.PhoneFigures).
+SIDE = re.compile(r"(?<!to the )(?<!is )\b(left|right)\b(?! of\b)", re.IGNORECASE)
+ON_A_PHONE = re.compile(r"\s*[(;,]\s*(top|bottom) on a phone")
+
+
+def side_by_side(source: str) -> bool:
+    """Whether a figure cell draws panels side by side (``ncols`` of two or more)."""
+    return any(int(n) >= 2 for n in re.findall(r"\bncols\s*=\s*(\d+)", source))
+
+
+def sides_without_phone(caption: str) -> list[str]:
+    """Places "left"/"right" in a caption not followed by their place on a phone."""
+    found = []
+    for match in SIDE.finditer(caption):
+        if not ON_A_PHONE.match(caption, match.end()):
+            found.append(caption[max(0, match.start() - 20) : match.end() + 20])
+    return found
+
+
+def test_captions_of_stacked_panels_say_where_they_are_on_a_phone(root):
+    problems, checked = [], 0
+    for path in sorted((root / "book").glob("ch*.md")):
+        for cell in jupytext.reads(path.read_text(), fmt="md:myst").cells:
+            figure = cell.metadata.get("mystnb", {}).get("figure", {})
+            if cell.cell_type != "code" or not side_by_side(cell.source):
+                continue
+            checked += 1
+            caption = " ".join(figure.get("caption", "").split())
+            problems += [f"{path.name}: ...{text}..." for text in sides_without_phone(caption)]
+    assert checked >= 8
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_caption_check_sees_a_bare_left_and_not_a_direction():
+    assert len(sides_without_phone("Left: the table. Right: its spectrum.")) == 2
+    assert sides_without_phone("the weight falls (left); accuracy too (right).") != []
+    fine = (
+        "Left (top on a phone): the table. Right (bottom on a phone): its spectrum; "
+        "the band just left of the diagonal, the keys further back (to the left), "
+        "more (left; top on a phone), and what is left after it."
+    )
+    assert sides_without_phone(fine) == []
+    assert side_by_side("fig, axes = plotting.figure(ncols=2)")
+    assert not side_by_side("fig, ax = plotting.figure(ncols=1)")
