@@ -109,6 +109,35 @@ def test_search_finds_a_word_from_chapter_one(chromium, base):
     assert any("ch01_definition" in target for target in targets), targets
 
 
+def test_search_finds_a_number_and_quotes_the_text(chromium, base):
+    """Issue 41: "10000" found nothing (Sphinx's search drops all-digit terms), and the
+    excerpts for "rotary" began with the theme's header ("...Repository")."""
+
+    async def search(query):
+        context = await chromium.context(DESKTOP)
+        page = await context.new_page()
+        await page.goto(base + f"search.html?q={query}", wait_until="load")
+        hits = page.locator("ul.search li")
+        await hits.first.wait_for(timeout=20_000)
+        await page.wait_for_function(  # Sphinx's status line once every hit is listed
+            "document.querySelector('#search-results')?.textContent.includes('finished')"
+        )
+        found = [
+            (await hit.locator("a").first.get_attribute("href"), await hit.inner_text())
+            for hit in await hits.all()
+        ]
+        await context.close()
+        return found
+
+    numbers = chromium.run(search("10000"))
+    assert any("ch01_definition" in target for target, _ in numbers), numbers
+    rotary = chromium.run(search("rotary"))
+    assert any("ch06_rope_alibi" in target for target, _ in rotary), rotary
+    for _, text in rotary:
+        for header in ("Repository", "Open issue", "Download"):
+            assert header not in text, text
+
+
 def test_internal_links_and_anchors_resolve(site):
     assert site_check.broken_links(site) == []
 
