@@ -384,6 +384,10 @@ def heatmap(
     quantity and its unit; ``vmin`` and ``vmax`` default to the range of ``values``.
     Returns the image, its colour bar as ``image.colorbar``.
 
+    ``bottom`` must be below ``top``: a swapped pair would label row 0 with the last
+    row's coordinate and draw a diagonal on the anti-diagonal. For row 0 on top, call
+    ``ax.invert_yaxis()`` after this.
+
     Examples
     --------
     >>> import numpy as np, matplotlib as mpl, matplotlib.pyplot as plt
@@ -396,6 +400,11 @@ def heatmap(
     ('cividis', 'lower', 'value')
     >>> plt.close(fig)
     """
+    if not extent[2] < extent[3]:
+        raise ValueError(
+            "extent must be (left, right, bottom, top) with bottom < top, got "
+            f"{tuple(extent)}; for row 0 on top, call ax.invert_yaxis() after heatmap"
+        )
     image = ax.imshow(
         values,
         origin="lower",

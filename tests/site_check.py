@@ -112,6 +112,7 @@ FIGURES = (
 # Runs inside the page once it has loaded; returns a list of problems.
 PAGE_CHECKS_JS = r"""
 async ({minFontPt, minTextPx, figuresSelector}) => {
+  const MAX_HEADING_LINES = 2;
   const problems = [];
   const article = document.querySelector("article") || document.body;
   const viewport = document.documentElement.clientWidth;
@@ -216,6 +217,50 @@ async ({minFontPt, minTextPx, figuresSelector}) => {
     if (el.scrollWidth > el.clientWidth + 2 || box.scrollWidth > box.clientWidth + 2) {
       problems.push(`cut off (${Math.max(el.scrollWidth, box.scrollWidth)} > ` +
                     `${Math.min(el.clientWidth, box.clientWidth)} px): ${label(el)}`);
+    }
+  }
+
+  // Printed tables keep their columns: a run of two or more lines whose fields are set
+  // apart by two or more spaces must not wrap in its box (issue 41: three tables broke
+  // at 390 px, though their lines were within the 54 characters book.css once assumed).
+  for (const pre of article.querySelectorAll("div.cell_output pre")) {
+    const style = getComputedStyle(pre);
+    const inner = pre.clientWidth - parseFloat(style.paddingLeft) -
+      parseFloat(style.paddingRight);
+    if (!inner || style.whiteSpace === "pre") continue;
+    const probe = document.createElement("span");
+    probe.style.whiteSpace = "pre";
+    probe.textContent = "0".repeat(100);
+    pre.appendChild(probe);
+    const fits = Math.floor(inner / (probe.getBoundingClientRect().width / 100));
+    probe.remove();
+    let run = [];
+    for (const line of [...pre.textContent.split("\n"), ""]) {
+      if (/\S {2,}\S/.test(line.trim())) { run.push(line); continue; }
+      const wide = run.length >= 2 ? run.filter((row) => row.trimEnd().length > fits) : [];
+      if (wide.length) {
+        problems.push(`printed table wraps (${wide[0].trimEnd().length} > ${fits} ` +
+                      `characters): ${label(pre)}`);
+      }
+      run = [];
+    }
+  }
+
+  // Headings: no section title larger than the page's title, and none that fills the
+  // screen (issue 41: H2s at 34 px under a 24.8 px H1 on a phone, titles of 3-5 lines).
+  const title = article.querySelector("h1");
+  const titlePx = title ? parseFloat(getComputedStyle(title).fontSize) : Infinity;
+  for (const heading of article.querySelectorAll("h2, h3, h4")) {
+    const style = getComputedStyle(heading);
+    const size = parseFloat(style.fontSize);
+    const lineHeight = parseFloat(style.lineHeight) || 1.2 * size;
+    const lines = Math.round(heading.getBoundingClientRect().height / lineHeight);
+    if (size > titlePx + 0.5) {
+      problems.push(`heading larger than the title (${size} > ${titlePx} px): ` +
+                    label(heading));
+    }
+    if (phone && lines > MAX_HEADING_LINES) {
+      problems.push(`heading takes ${lines} lines on a phone: ${label(heading)}`);
     }
   }
 

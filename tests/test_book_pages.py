@@ -11,7 +11,9 @@ MyST chapters and their executed twins, so they run in `make unit`, in seconds:
 * figures are retina PNGs (200 dpi, sharp on 2x screens) no wider than the column, and
   no chapter asks for text below the style's minimum size;
 * a printed table (lines whose columns are set apart by runs of spaces) fits a phone's
-  column, so it keeps its alignment there instead of wrapping.
+  column, so it keeps its alignment there instead of wrapping;
+* a caption of panels side by side (stacked on a phone) that names a panel "left" or
+  "right" says where it is on a phone too (issue 41).
 
 Each check is a function of text, and is shown failing on a bad example.
 """
@@ -37,9 +39,14 @@ FIGURE_CSS_WIDTH = 740
 
 HIDDEN = ("remove-input", "remove-cell")
 
-#: Widest printed line that keeps a table's columns on a phone: 11 px monospace in a
-#: 390 px screen's column (book.css). Wider printed text wraps there.
+#: Widest printed line that keeps a table's columns on a phone: 10 px monospace in a
+#: 390 px screen's column (book.css), as Chromium lays it out (measured; the browser
+#: check of tests/site_check.py fails a table that wraps). Wider printed text wraps there.
 PHONE_COLUMNS = 54
+
+#: The same in a folded output ("hide-output": the answer to a prediction), whose box
+#: takes a few pixels more of the column.
+PHONE_COLUMNS_FOLDED = 50
 
 
 def visible_code(markdown: str, *, folded: bool = True) -> list[str]:
@@ -250,18 +257,20 @@ def wide_tables(text: str, columns: int = PHONE_COLUMNS) -> list[str]:
     return wide
 
 
-def printed_text(notebook: dict) -> list[str]:
-    """Every stream and text/plain output of the visible cells of an executed twin."""
+def printed_text(notebook: dict) -> list[tuple[str, bool]]:
+    """Every stream and text/plain output of the visible cells of an executed twin, each
+    with whether it is folded (shown in a box the reader opens)."""
     texts = []
     for cell in notebook["cells"]:
         tags = cell.get("metadata", {}).get("tags", [])
         if cell["cell_type"] != "code" or "remove-output" in tags or "remove-cell" in tags:
             continue
+        folded = "hide-output" in tags or "hide-cell" in tags
         for output in cell.get("outputs", []):
             text = output.get("text") or output.get("data", {}).get("text/plain", "")
             if "image/png" in output.get("data", {}) or "text/html" in output.get("data", {}):
                 continue
-            texts.append("".join(text) if isinstance(text, list) else text)
+            texts.append(("".join(text) if isinstance(text, list) else text, folded))
     return texts
 
 
@@ -269,8 +278,9 @@ def test_printed_tables_fit_a_phone(root):
     problems = []
     for twin in sorted((root / "book").glob("*.ipynb")):
         notebook = json.loads(twin.read_text(encoding="utf-8"))
-        for text in printed_text(notebook):
-            problems += [f"{twin.name}: {line!r}" for line in wide_tables(text)]
+        for text, folded in printed_text(notebook):
+            columns = PHONE_COLUMNS_FOLDED if folded else PHONE_COLUMNS
+            problems += [f"{twin.name}: {line!r}" for line in wide_tables(text, columns)]
     assert problems == [], "\n".join(problems)
 
 
@@ -287,3 +297,50 @@ def test_the_table_check_sees_a_wide_table_and_not_prose():
     assert len(wide_tables(wide)) == 2
     assert wide_tables(prose) == []
     assert wide_tables(wide.splitlines()[0]) == []  # one line is not a table
+
+
+#: A panel's place named in a caption, and what must follow it: the phone stacks the
+#: panels of a figure drawn side by side (book_assets.PhoneFigures).
+SIDE = re.compile(r"(?<!to the )(?<!is )\b(left|right)\b(?! of\b)", re.IGNORECASE)
+ON_A_PHONE = re.compile(r"\s*[(;,]\s*(top|bottom) on a phone")
+
+
+def side_by_side(source: str) -> bool:
+    """Whether a figure cell draws panels side by side (``ncols`` of two or more)."""
+    return any(int(n) >= 2 for n in re.findall(r"\bncols\s*=\s*(\d+)", source))
+
+
+def sides_without_phone(caption: str) -> list[str]:
+    """Places "left"/"right" in a caption not followed by their place on a phone."""
+    found = []
+    for match in SIDE.finditer(caption):
+        if not ON_A_PHONE.match(caption, match.end()):
+            found.append(caption[max(0, match.start() - 20) : match.end() + 20])
+    return found
+
+
+def test_captions_of_stacked_panels_say_where_they_are_on_a_phone(root):
+    problems, checked = [], 0
+    for path in sorted((root / "book").glob("ch*.md")):
+        for cell in jupytext.reads(path.read_text(), fmt="md:myst").cells:
+            figure = cell.metadata.get("mystnb", {}).get("figure", {})
+            if cell.cell_type != "code" or not side_by_side(cell.source):
+                continue
+            checked += 1
+            caption = " ".join(figure.get("caption", "").split())
+            problems += [f"{path.name}: ...{text}..." for text in sides_without_phone(caption)]
+    assert checked >= 8
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_caption_check_sees_a_bare_left_and_not_a_direction():
+    assert len(sides_without_phone("Left: the table. Right: its spectrum.")) == 2
+    assert sides_without_phone("the weight falls (left); accuracy too (right).") != []
+    fine = (
+        "Left (top on a phone): the table. Right (bottom on a phone): its spectrum; "
+        "the band just left of the diagonal, the keys further back (to the left), "
+        "more (left; top on a phone), and what is left after it."
+    )
+    assert sides_without_phone(fine) == []
+    assert side_by_side("fig, axes = plotting.figure(ncols=2)")
+    assert not side_by_side("fig, ax = plotting.figure(ncols=1)")

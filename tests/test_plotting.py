@@ -172,3 +172,43 @@ def test_a_figure_legend_too_wide_for_a_phone_goes_into_one_column():
     assert phone["width"] < 400  # one column: not widened by the legend
     assert fig.legends == [legend] and legend._ncols == 4  # the figure is left as it was
     plt.close(fig)
+
+
+@pytest.mark.parametrize("row_zero_on_top", [False, True])
+def test_heatmap_draws_a_known_diagonal_on_the_diagonal(row_zero_on_top):
+    # values[t, t - 1] = 1: the previous-token band of Fig. 8.1, below the diagonal.
+    # Each bright cell must appear at data coordinates (key s, query t), whichever way
+    # the y axis runs; the transposed cell (s = t + 1) must stay dark.
+    size = 6
+    values = np.eye(size, k=-1)
+    fig, ax = plotting.figure(width=4.0, height=4.0)
+    plotting.heatmap(
+        ax, values, extent=(-0.5, size - 0.5, -0.5, size - 0.5), colorbar_label="score"
+    )
+    if row_zero_on_top:
+        ax.invert_yaxis()
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(float).mean(axis=-1)
+    height = pixels.shape[0]
+
+    def brightness(key: int, query: int) -> float:
+        x, y = ax.transData.transform((key, query))
+        return float(pixels[round(height - y), round(x)])
+
+    band = [brightness(t - 1, t) for t in range(1, size)]
+    mirror = [brightness(t, t - 1) for t in range(1, size)]
+    anti = [brightness(t - 1, size - t) for t in range(1, size) if size - t != t]
+    assert min(band) > max(mirror) + 100
+    assert min(band) > max(anti) + 100
+    # And on the screen: query 0 on top after invert_yaxis, at the bottom without it.
+    first, last = (height - ax.transData.transform((0, t))[1] for t in (0, size - 1))
+    assert (first < last) == row_zero_on_top
+    plt.close(fig)
+
+
+def test_heatmap_refuses_an_extent_with_top_and_bottom_swapped():
+    # Fig. 8.1 was drawn upside down this way: origin "lower" with bottom > top.
+    fig, ax = plotting.figure()
+    with pytest.raises(ValueError, match=r"bottom < top.*invert_yaxis"):
+        plotting.heatmap(ax, np.eye(3), extent=(-0.5, 2.5, 2.5, -0.5), colorbar_label="v")
+    plt.close(fig)

@@ -5,8 +5,11 @@ an "Answer" box that is folded (``:class: dropdown``); and no code cell between 
 two may show its output unfolded. A code cell there passes when its output is folded
 or removed (tags ``hide-output``, ``hide-cell``, ``remove-output``, ``remove-cell``) or
 when it shows nothing: no outputs in the executed twin other than glue records made
-with ``display=False``. Prose that gives the answer away cannot be checked by a
-program; the browser test (tests/test_site.py) checks the built pages.
+with ``display=False``. Nor may visible code there state the answer: a line that checks
+a result against a number (``assert flattest == 7``, ``np.isclose(x, 256.0)``) goes to
+a hidden cell (issue 41). Prose that gives the answer away (the paragraph after a
+folded Answer restating it) cannot be checked by a program; the browser test
+(tests/test_site.py) checks the built pages.
 
 The structure comes from the MyST sources (``book/ch*.md``, read by jupytext); the
 outputs from the executed twins beside them, cell by cell.
@@ -27,6 +30,12 @@ CHAPTERS = sorted((ROOT / "book").glob("ch*.md"))
 
 PREDICT, ANSWER = "Predict, then run", "Answer"
 FOLDED_OUTPUT = frozenset({"hide-output", "hide-cell", "remove-output", "remove-cell"})
+HIDDEN_INPUT = frozenset({"hide-input", "hide-cell", "remove-input", "remove-cell"})
+
+#: A code line that checks a result against a number: it states the answer.
+_CHECK = re.compile(
+    r"\b(?:assert\b.*(?:==|!=|<=|>=|<|>)\s*-?\(?\d|(?:isclose|allclose)\([^()]*,\s*-?\d)"
+)
 
 #: An admonition's opening line and its options (``:class: ...``) up to the first blank line.
 _ADMONITION = re.compile(
@@ -86,6 +95,13 @@ def spoilers(notebook) -> list[str]:
         if open_box is None or cell.cell_type != "code":
             continue
         tags = set(cell.metadata.get("tags", []))
+        if not tags & HIDDEN_INPUT:
+            problems += [
+                f"{where}: visible code states the answer before it is opened: "
+                f"{line.strip()!r} (move it to a hidden cell)"
+                for line in cell.source.splitlines()
+                if _CHECK.search(line)
+            ]
         if not tags & FOLDED_OUTPUT and shows_output(cell.get("outputs", [])):
             problems.append(
                 f"{where}: output shown between a Predict box ({open_box.where}) and its "
@@ -159,6 +175,21 @@ def test_an_output_shown_before_the_answer_is_caught():
     for tags in ((), ("hide-input",), ("remove-input",)):
         notebook = _notebook(_QUESTION, _code(tags, prints=True), _FOLDED)
         assert len(spoilers(notebook)) == 1, tags
+
+
+def test_visible_code_that_states_the_answer_is_caught():
+    def cell(source, tags=()):
+        code = nbformat.v4.new_code_cell(source)
+        code.metadata["tags"] = list(tags)
+        return code
+
+    for line in ("assert flattest == 7", "ok = np.isclose(far @ far, 256.0)", "assert x < 1e-2"):
+        found = spoilers(_notebook(_QUESTION, cell(line, ("hide-output",)), _FOLDED))
+        assert len(found) == 1 and "states the answer" in found[0], line
+        assert spoilers(_notebook(_QUESTION, cell(line, ("remove-input",)), _FOLDED)) == []
+        assert spoilers(_notebook(_QUESTION, _FOLDED, cell(line))) == []  # after: fine
+    harmless = "ok = all(np.allclose(np.diag(g, k), row[9 - k]) for k in range(-9, 10))"
+    assert spoilers(_notebook(_QUESTION, cell(harmless, ("hide-output",)), _FOLDED)) == []
 
 
 def test_an_unfolded_or_missing_answer_is_caught():

@@ -109,6 +109,35 @@ def test_search_finds_a_word_from_chapter_one(chromium, base):
     assert any("ch01_definition" in target for target in targets), targets
 
 
+def test_search_finds_a_number_and_quotes_the_text(chromium, base):
+    """Issue 41: "10000" found nothing (Sphinx's search drops all-digit terms), and the
+    excerpts for "rotary" began with the theme's header ("...Repository")."""
+
+    async def search(query):
+        context = await chromium.context(DESKTOP)
+        page = await context.new_page()
+        await page.goto(base + f"search.html?q={query}", wait_until="load")
+        hits = page.locator("ul.search li")
+        await hits.first.wait_for(timeout=20_000)
+        await page.wait_for_function(  # Sphinx's status line once every hit is listed
+            "document.querySelector('#search-results')?.textContent.includes('finished')"
+        )
+        found = [
+            (await hit.locator("a").first.get_attribute("href"), await hit.inner_text())
+            for hit in await hits.all()
+        ]
+        await context.close()
+        return found
+
+    numbers = chromium.run(search("10000"))
+    assert any("ch01_definition" in target for target, _ in numbers), numbers
+    rotary = chromium.run(search("rotary"))
+    assert any("ch06_rope_alibi" in target for target, _ in rotary), rotary
+    for _, text in rotary:
+        for header in ("Repository", "Open issue", "Download"):
+            assert header not in text, text
+
+
 def test_internal_links_and_anchors_resolve(site):
     assert site_check.broken_links(site) == []
 
@@ -145,6 +174,10 @@ BROKEN_PAGE = r"""<!DOCTYPE html><html><head><title>broken</title></head><body><
 <div class="admonition dropdown"><p class="admonition-title">Answer</p><p>42.</p></div>
 <div class="admonition"><p class="admonition-title">Predict, then run</p><p>Unanswered?</p></div>
 <h3>A heading that skips h2</h3>
+<h4 style="font-size: 40px">A heading larger than the title, and long enough for three lines</h4>
+<div class="cell_output"><pre
+  style="white-space: pre-wrap; width: 150px">column  column  column  column
+1.0     2.0     3.0     4.0</pre></div>
 <script>console.error("something broke");</script>
 <img src="http://example.org/outside.png" alt="a figure from outside the book">
 <a href="nowhere.html">a dead link</a> <a href="#no-such-anchor">a dead anchor</a>
@@ -236,6 +269,9 @@ def test_checker_fails_a_broken_page_and_passes_a_clean_one(chromium, tmp_path):
     assert "stderr output in a cell" in report
     assert "meant to raise" not in report
     assert "heading level jumps from h1 to h3" in report
+    assert "heading larger than the title (40 > " in report
+    assert "printed table wraps (30 > " in report
+    assert "heading takes " in "\n".join(visits["broken", PHONE].problems)
     assert "formula wider than its column (900 > 200 px) in #wide-formula" in report
     assert "console error: something broke" in report
     assert "request leaves the book (not offline): http://example.org/outside.png" in report

@@ -4,6 +4,8 @@
   ``django-static-mathjax`` wheel pinned in requirements.lock), so formulas typeset
   without network -- for readers offline and for the browser test in CI.
 * ``static/book.css``: wide display formulas scroll instead of being cut off.
+* ``static/search_fixes.js``, on the search page: numbers are searched for, and
+  excerpts quote the chapter's text, not the theme's header.
 * References are labelled "Author et al., year", the way the chapters cite them
   (``bibtex_reference_style: author_year``), instead of pybtex's "[VSP+17]".
 * Chapters are built from their executed ``.ipynb`` twins; the MyST ``.md`` each
@@ -191,6 +193,16 @@ register_plugin("pybtex.style.formatting", "sinpe-author-year", AuthorYearStyle)
 def add_static_files(app):
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file("book.css")
+
+
+#: Loaded on the search page only, after Sphinx's searchtools.js (deferred): numbers are
+#: searched for, and excerpts come from the chapter's text, not the theme's header.
+SEARCH_FIXES = "search_fixes.js"
+
+
+def add_search_fixes(app, pagename, templatename, context, doctree) -> None:
+    if pagename == "search":
+        app.add_js_file(SEARCH_FIXES, defer="defer")
 
 
 #: Where the HTML build serves the reader's downloads.
@@ -449,6 +461,7 @@ def setup(app):
     app.connect("html-page-context", add_markdown_download, priority=600)
     app.connect("html-page-context", launch_reader_editions, priority=600)
     app.connect("html-page-context", accessible_markup)
+    app.connect("html-page-context", add_search_fixes)
     app.connect("build-finished", copy_mathjax)
     app.connect("build-finished", copy_markdown_sources)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
