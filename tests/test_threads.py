@@ -39,7 +39,9 @@ def two_threads():
 
 def model() -> nn.TokenModel:
     """A chapter-4 model (d = 32, 1 layer): large enough that OpenBLAS threads its products."""
-    return nn.TokenModel(10, 32, 1, 64, 1, max_len=16, seed=0)
+    return nn.TokenModel(
+        nn.ModelConfig(vocab=10, d_model=32, n_heads=1, d_ff=64, n_layers=1, max_len=16, seed=0)
+    )
 
 
 def test_train_runs_with_one_thread_and_restores_the_pool(two_threads):

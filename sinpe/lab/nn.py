@@ -95,15 +95,11 @@ _N_HEADS = Integer(hint="that divides d_model, such as 4")
 _STD = Real(0.0, closed="neither", hint="such as 0.02")
 _EPS = Real(0.0, closed="neither", hint="e.g. 1e-5")
 #: The sizes of a mask.
-_BATCH, _HEADS = Integer(hint="such as 8"), Integer(hint="such as 4")
-_LENGTH = Integer(hint="such as 16")
+_BATCH, _HEADS, _LENGTH = (Integer(hint=f"such as {size}") for size in (8, 4, 16))
 
 
 # ---------------------------------------------------------------------------
-# Functions
-
-
-# The kernels below are what the layers call on their own (already checked)
+# Functions. The kernels below are what the layers call on their own (already checked)
 # arrays; the public functions check their arguments first, then call them.
 
 
@@ -413,46 +409,35 @@ class ModelConfig:
 
     A frozen dataclass, as nanoGPT's ``GPTConfig``: the layers read their fields from it,
     and ``dataclasses.replace(config, n_layers=4)`` is another config, checked again.
-    Each field obeys a declared rule (``ModelConfig.__init__.constraints``); then the
-    fields that depend on each other (the heads divide ``d_model``; sinusoids and RoPE
-    need pairs; every table fits in memory).
+    Each field obeys a declared rule (``ModelConfig.__init__.constraints``), then the
+    fields that depend on each other are checked (the heads divide ``d_model``,
+    sinusoids and RoPE need pairs, every table fits in memory).
 
     Parameters
     ----------
-    vocab : int
-        Number of token ids ``V``.
-    d_model, n_heads, d_ff : int
-        Width ``D``, number of heads ``H`` (dividing ``D``) and feed-forward width ``F``
-        of every layer.
-    n_layers : int
-        Number of encoder layers, from 0 to 1024.
+    vocab, d_model, n_heads, d_ff, n_layers : int
+        Token ids ``V``, width ``D``, heads ``H`` (dividing ``D``), feed-forward width
+        ``F`` and number of encoder layers (0 to 1024).
     encoding : str
-        The position scheme, one of ``ENCODINGS``: added to the embeddings
-        (``ADDED_ENCODINGS``) or applied inside every attention layer
-        (``ATTENTION_ENCODINGS``, such as ``"rope"`` and ``"alibi"``).
+        One of ``ENCODINGS``: added to the embeddings (``ADDED_ENCODINGS``) or applied
+        inside every attention layer (``ATTENTION_ENCODINGS``: ``"rope"``, ``"alibi"``).
     max_len : int
-        Rows of a learned position table: longer inputs raise ValueError (the other
-        encodings fit any length).
+        Rows of a learned position table (other encodings fit any length).
     scale_embeddings : bool
         Multiply the embeddings by ``sqrt(D)``.
-    embedding_std : float or None
-        Standard deviation of the embedding table's initial entries; None for
-        ``1 / sqrt(D)``.
-    norm_first : bool
-        Pre-LN layers (:class:`PreNormEncoderLayer`) and a final LayerNorm, instead of
-        the paper's post-LN.
+    embedding_std, position_std : float
+        Standard deviations of the initial tables: the embedding's (None for ``1 /
+        sqrt(D)``), a learned position table's (1 as ``torch.nn.Embedding``, 0.02 as
+        nanoGPT and GPT-2).
+    norm_first, residual : bool
+        Pre-LN layers and a final LayerNorm, instead of the paper's post-LN; keep the
+        skip connections (False is an ablation, not a PyTorch option).
     activation : {"relu", "gelu"}
         Activation of the feed-forward blocks (exact GELU, as PyTorch).
     n_outputs : int or None
         Width of the head; None for ``vocab`` (predict a token).
     seed : int
         Seed of the generator that draws every initial weight.
-    residual : bool
-        Keep the skip connections; False is an ablation (:class:`NoResidualEncoderLayer`),
-        not a PyTorch option.
-    position_std : float
-        Standard deviation of a learned position table's initial entries: 1 as
-        ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
     eps : float
         The ``eps`` of every LayerNorm (PyTorch's ``layer_norm_eps``).
 
@@ -952,13 +937,16 @@ class EncoderLayer(Module):
     A post-LN layer ends with a LayerNorm (weight 1, bias 0 at first), so every
     output vector has mean 0:
 
-    >>> import numpy as np
+    >>> import dataclasses, numpy as np
     >>> config = ModelConfig(d_model=8, n_heads=2, d_ff=16)
     >>> layer = EncoderLayer(config, np.random.default_rng(0))
     >>> x = np.random.default_rng(1).normal(size=(2, 3, 8))
     >>> y = layer(x)
     >>> y.shape, bool(np.allclose(y.mean(axis=-1), 0))
     ((2, 3, 8), True)
+    >>> pre = dataclasses.replace(config, norm_first=True, residual=False)
+    >>> type(EncoderLayer.of(pre, np.random.default_rng(0))).__name__
+    'PreNormNoResidualEncoderLayer'
     """
 
     #: Where the LayerNorms are (True: before each block), and whether blocks are skipped.
@@ -1053,13 +1041,6 @@ class EncoderLayer(Module):
 class PreNormEncoderLayer(EncoderLayer):
     """Pre-LN (``norm_first=True``, as GPT-2 and nanoGPT's ``Block``): ``h = x +
     attn(norm1(x))``, ``y = h + ff(norm2(h))``; otherwise an :class:`EncoderLayer`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> config = ModelConfig(d_model=8, n_heads=2, d_ff=16, norm_first=True)
-    >>> type(EncoderLayer.of(config, np.random.default_rng(0))).__name__
-    'PreNormEncoderLayer'
     """
 
     norm_first = True
@@ -1081,13 +1062,6 @@ class NoResidualEncoderLayer(EncoderLayer):
     """An ablation (``residual=False``, not a PyTorch option): post-LN without the skip
     connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, so the input reaches the
     output only through what attention and the feed-forward block pass on.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> config = ModelConfig(d_model=8, n_heads=2, d_ff=16, residual=False)
-    >>> EncoderLayer.of(config, np.random.default_rng(0)).residual
-    False
     """
 
     residual = False
@@ -1108,13 +1082,6 @@ class NoResidualEncoderLayer(EncoderLayer):
 class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
     """The ablation of :class:`NoResidualEncoderLayer` in pre-LN: ``h =
     attn(norm1(x))``, ``y = ff(norm2(h))``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> config = ModelConfig(d_model=8, n_heads=2, norm_first=True, residual=False)
-    >>> type(EncoderLayer.of(config, np.random.default_rng(0))).__name__
-    'PreNormNoResidualEncoderLayer'
     """
 
     residual = False
@@ -1253,22 +1220,12 @@ class TokenModel(Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         rng = np.random.default_rng(config.seed)
-        self.config = config
+        self.config, self.vocab, self.n_layers = config, config.vocab, config.n_layers
         self.embedding = Embedding(config, rng)
         self.position = PositionalEncoding(config, rng)
         self.layers = [EncoderLayer.of(config, rng) for _ in range(config.n_layers)]
         self.norm = LayerNorm(config.d_model, config.eps) if config.norm_first else None
         self.head = Linear(config.d_model, config.n_outputs or config.vocab, rng)
-
-    @property
-    def vocab(self) -> int:
-        """The number of token ids."""
-        return self.config.vocab
-
-    @property
-    def n_layers(self) -> int:
-        """The number of encoder layers."""
-        return len(self.layers)
 
     def _ids(self, tokens: npt.ArrayLike) -> np.ndarray:
         """``tokens`` checked: integer ids in ``[0, vocab)``, shape ``(B, T)``."""
