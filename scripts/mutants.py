@@ -657,8 +657,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "vocab, d_model, rng, scale=scale_embeddings, std=embedding_std",
-        "vocab, d_model, rng, scale=False, std=embedding_std",
+        "self.factor = math.sqrt(d_model) if config.scale_embeddings else 1.0",
+        "self.factor = 1.0",
         "TokenModel: embedding sqrt(D) scaling dropped",
     ),
     M(
@@ -1673,7 +1673,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        'self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))',
+        'self._add("weight", rng.normal(0.0, config.position_std, size=(max_len, d_model)))',
         'self._add("weight", rng.normal(0.0, 1.0, size=(max_len, d_model)))',
         "PositionalEncoding: std of the learned table ignored",
     ),
@@ -1691,9 +1691,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "if scheme.rotate and (d_model // n_heads) % 2:",
-        "if scheme.bias and (d_model // n_heads) % 2:",
-        "_check_heads: scheme hook, the even head width asked of a bias, not a rotation",
+        'return not scheme.rotate or (fields["d_model"] // fields["n_heads"]) % 2 == 0',
+        'return not scheme.bias or (fields["d_model"] // fields["n_heads"]) % 2 == 0',
+        "ModelConfig: scheme hook, the even head width asked of a bias, not a rotation",
     ),
 ]
 

@@ -496,8 +496,9 @@ def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
     ],
 )
 def test_attention_refuses_bad_rope_options(kwargs, error, match):
+    config = nn.ModelConfig(d_model=8, n_heads=2, encoding=kwargs.pop("encoding", "none"))
     with pytest.raises(error, match=match):
-        nn.MultiHeadAttention(8, 2, np.random.default_rng(0), **kwargs)
+        nn.MultiHeadAttention(config, np.random.default_rng(0), **kwargs)
 
 
 # ---------------------------------------------------------------------------------

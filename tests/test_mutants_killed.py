@@ -131,7 +131,8 @@ def test_token_model_input_is_scaled_embedding_plus_encoding():
 def test_positional_layer_uses_its_base():
     # mutant "PositionalEncoding: base ignored": at C = 100, d = 4 the frequencies
     # are 1 and 0.1, so position t gets [sin t, cos t, sin 0.1t, cos 0.1t].
-    layer = nn.PositionalEncoding(4, 8, np.random.default_rng(0), base=100.0)
+    config = nn.ModelConfig(d_model=4, n_heads=2, max_len=8)
+    layer = nn.PositionalEncoding(config, np.random.default_rng(0), base=100.0)
     t = np.arange(3.0)
     expected = np.stack([np.sin(t), np.cos(t), np.sin(0.1 * t), np.cos(0.1 * t)], axis=-1)
     np.testing.assert_allclose(layer.forward(np.zeros((1, 3, 4)))[0], expected, atol=1e-15)

@@ -188,7 +188,7 @@ def test_inspect_table_needs_no_n_by_n_matrix():
                 nn.ModelConfig(d_model=12, n_heads=4, encoding="rope"), r
             ),
             ValueError,
-            "head width",
+            "heads of even width",
         ),
         (lambda r: alibi.alibi_slopes(10**9), ValueError, "at most 65536"),
         (lambda r: alibi.alibi_slopes(2.0), TypeError, "n_heads"),
