@@ -772,6 +772,10 @@ class LayerNorm(Module):
         )
 
 
+#: A mask of :func:`attention_bias` (PyTorch's ``src_mask`` or padding mask), or None.
+Mask = npt.ArrayLike | None
+
+
 class MultiHeadAttention(Module):
     """Multi-head scaled dot-product self-attention with PyTorch's parameter layout.
 
@@ -858,8 +862,8 @@ class MultiHeadAttention(Module):
     def forward(
         self,
         x: np.ndarray,
-        mask: npt.ArrayLike | None = None,
-        key_padding_mask: npt.ArrayLike | None = None,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
     ) -> np.ndarray:
         """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; keeps weights and cache."""
         batch, length, width = x.shape  # (B, T, D)
@@ -908,10 +912,6 @@ class MultiHeadAttention(Module):
         self.grads["in_proj_weight"] += dqkv.reshape(-1, 3 * width).T @ x.reshape(-1, width)
         self.grads["in_proj_bias"] += dqkv.reshape(-1, 3 * width).sum(axis=0)
         return dqkv @ self.params["in_proj_weight"]  # (B, T, D)
-
-
-#: What a layer's forward and backward take besides ``x`` and ``dout``: the masks.
-Masks = npt.ArrayLike | None
 
 
 class EncoderLayer(Module):
@@ -1015,7 +1015,7 @@ class EncoderLayer(Module):
         return layer
 
     def forward(
-        self, x: np.ndarray, mask: Masks = None, key_padding_mask: Masks = None
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
     ) -> np.ndarray:
         """Post-LN: the LayerNorms after the residual sums, ``(B, T, D) -> (B, T, D)``."""
         h = self.norm1(x + self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
@@ -1046,7 +1046,7 @@ class PreNormEncoderLayer(EncoderLayer):
     norm_first = True
 
     def forward(
-        self, x: np.ndarray, mask: Masks = None, key_padding_mask: Masks = None
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
     ) -> np.ndarray:
         """Pre-LN: each block reads a LayerNorm of what it adds to, ``(B, T, D)``."""
         h = x + self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
@@ -1067,7 +1067,7 @@ class NoResidualEncoderLayer(EncoderLayer):
     residual = False
 
     def forward(
-        self, x: np.ndarray, mask: Masks = None, key_padding_mask: Masks = None
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
         h = self.norm1(self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
@@ -1087,7 +1087,7 @@ class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
     residual = False
 
     def forward(
-        self, x: np.ndarray, mask: Masks = None, key_padding_mask: Masks = None
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
         h = self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
@@ -1234,14 +1234,14 @@ class TokenModel(Module):
         )
 
     def forward(
-        self, tokens: npt.ArrayLike, mask: Masks = None, key_padding_mask: Masks = None
+        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
     ) -> np.ndarray:
         """The logits, ``(B, T) -> (B, T, n_outputs)``; caches what :meth:`backward` needs."""
         h = self.hidden_states(tokens, mask, key_padding_mask)[-1]  # (B, T, D)
         return self.head(h if self.norm is None else self.norm(h))
 
     def hidden_states(
-        self, tokens: npt.ArrayLike, mask: Masks = None, key_padding_mask: Masks = None
+        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
     ) -> list[np.ndarray]:
         """What the layers see: the input to the first layer, then every layer's output.
 
