@@ -151,8 +151,9 @@ CHAPTER_TESTS = [
     "tests/test_layout.py",
     "tests/test_pointers.py",
 ]
-#: Slow tests of those files that read no chapter list (a wheel build, a kernel).
-NOT_ABOUT_CHAPTERS = "not install_cell and not the_run_stops"
+#: Slow tests of those files that read no chapter list (a wheel build, a kernel, the
+#: mutants' test files).
+NOT_ABOUT_CHAPTERS = "not install_cell and not the_run_stops and not every_mutated_module"
 
 #: What the copy's own tools must report about the new chapter, in a fresh interpreter.
 SEEN = f"""\
@@ -173,18 +174,27 @@ print([path.stem for path in affected])
 """
 
 
-def _run(copy: Path, *command: str, check: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(
+def _start(copy: Path, *command: str) -> subprocess.Popen:
+    return subprocess.Popen(
         command,
         cwd=copy,
         env=dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1"),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=900,
     )
+
+
+def _wait(process: subprocess.Popen, check: bool = True) -> subprocess.CompletedProcess:
+    stdout, stderr = process.communicate(timeout=900)
+    result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     if check:
-        assert result.returncode == 0, (command, result.stdout[-3000:], result.stderr[-3000:])
+        assert result.returncode == 0, (process.args, stdout[-3000:], stderr[-3000:])
     return result
+
+
+def _run(copy: Path, *command: str, check: bool = True) -> subprocess.CompletedProcess:
+    return _wait(_start(copy, *command), check=check)
 
 
 def _copy(root: Path, target: Path) -> Path:
@@ -243,16 +253,19 @@ def test_a_new_chapter_touches_five_files_at_most(root, tmp_path):
     toc.write_text(add_to_toc(toc.read_text(encoding="utf-8"), NAME), encoding="utf-8")
 
     # make twins for the one chapter: its twin (above), the book, its reader's edition.
+    # The book builds on one core while the other checks the twins and runs nbval on the
+    # new one (they read only the twins, which the build does not write).
     jupyter_book = str(Path(python).parent / "jupyter-book")
-    _run(copy, jupyter_book, "build", ".", "-W", "-n", "--keep-going", "--quiet")
-    _run(copy, python, "-m", "scripts.reader_edition", "build")
+    build = _start(copy, jupyter_book, "build", ".", "-W", "-n", "--keep-going", "--quiet")
 
     # The checks of the chapter list: twins in sync, editions in step, nbval of the twin.
     chapters = len(_run(copy, python, "-m", "scripts.book", "twins").stdout.split())
     checked = _run(copy, python, "-m", "scripts.notebooks", "check").stdout
     assert f"{chapters} chapters checked, 0 problems" in checked
-    _run(copy, python, "-m", "scripts.reader_edition", "check")
     _run(copy, python, "-m", "scripts.notebooks", "validate", f"book/{NAME}.ipynb")
+    _wait(build)
+    _run(copy, python, "-m", "scripts.reader_edition", "build")
+    _run(copy, python, "-m", "scripts.reader_edition", "check")
     tests = _run(copy, python, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-n", "2",
                  "-k", NOT_ABOUT_CHAPTERS, *CHAPTER_TESTS)  # fmt: skip
     assert f"[{NAME}]" in tests.stdout  # the chapter-parametrized checks ran on it
