@@ -53,7 +53,9 @@ def main() -> None:
     print(header + (f" {'torch ms':>9} {'ratio':>6}" if torch else ""))
     for batch, length, width, heads, d_ff in SHAPES:
         rng = np.random.default_rng(0)
-        layer = nn.EncoderLayer(width, heads, d_ff, rng).astype(np.float32)
+        layer = nn.EncoderLayer(
+            nn.ModelConfig(d_model=width, n_heads=heads, d_ff=d_ff, encoding="none"), rng
+        ).astype(np.float32)
         x = rng.normal(size=(batch, length, width)).astype(np.float32)
         dout = rng.normal(size=x.shape).astype(np.float32)
 

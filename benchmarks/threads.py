@@ -74,7 +74,18 @@ def chapter_8() -> str:
     digest = hashlib.sha256()
     for task, steps in ((tasks.previous_token_task, 200), (tasks.reversal_task, 150)):
         for seed in range(3):
-            model = nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
+            model = nn.TokenModel(
+                nn.ModelConfig(
+                    vocab=10,
+                    d_model=32,
+                    n_heads=1,
+                    d_ff=64,
+                    n_layers=1,
+                    encoding="sinusoidal",
+                    max_len=16,
+                    seed=seed,
+                )
+            )
             training.train(
                 model, task, length=16, vocab=10, steps=steps, batch=32, lr=1e-2, seed=seed
             )
@@ -98,16 +109,27 @@ def cases() -> dict[str, Callable[[], object]]:
     """Each case as a function of nothing, returning what it computed."""
     features, colours, test_features = image_features()
     models = [
-        nn.TokenModel(10, 32, 1, 64, 1, encoding="sinusoidal", max_len=16, seed=seed)
+        nn.TokenModel(
+            nn.ModelConfig(
+                vocab=10,
+                d_model=32,
+                n_heads=1,
+                d_ff=64,
+                n_layers=1,
+                encoding="sinusoidal",
+                max_len=16,
+                seed=seed,
+            )
+        )
         for seed in range(3)
     ]
     inputs = [
         tasks.previous_token_task(np.random.default_rng(7), 100, length, 10)
         for length in (16, 32, 64, 128)
     ]
-    states = nn.TokenModel(10, 32, 4, 64, 4, max_len=16, seed=0).hidden_states(
-        tasks.previous_token_task(np.random.default_rng(11), 48, 16, 10)[0]
-    )[2]
+    states = nn.TokenModel(
+        nn.ModelConfig(vocab=10, d_model=32, n_heads=4, d_ff=64, n_layers=4, max_len=16, seed=0)
+    ).hidden_states(tasks.previous_token_task(np.random.default_rng(11), 48, 16, 10)[0])[2]
 
     def fit() -> bytes:
         model = nn.MLP([features.shape[1], 64, 64, 3], np.random.default_rng(0), output="sigmoid")

@@ -745,9 +745,9 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "TokenModel.__init__",
-        "Embedding._trusted(vocab, d_model, rng, scale=scale_embeddings, std=embedding_std)",
-        "Embedding._trusted(vocab, d_model, rng, scale=False, std=embedding_std)",
+        "Embedding.__init__",
+        "config.scale_embeddings",
+        "False",
         "TokenModel: embedding sqrt(D) scaling dropped",
     ),
     M(
@@ -780,7 +780,7 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "MultiHeadAttention._build",
+        "MultiHeadAttention.__init__",
         "d_model + 3 * d_model",
         "d_model + d_model",
         "MultiHeadAttention: Xavier bound of a (D, D) instead of (3D, D) matrix",
@@ -1929,8 +1929,8 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "PositionalEncoding._build",
-        "std",
+        "PositionalEncoding.__init__",
+        "config.position_std",
         "1.0",
         "PositionalEncoding: std of the learned table ignored",
     ),
@@ -1950,10 +1950,10 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "lab/nn.py",
-        "_check_heads",
+        "_even_heads",
         "scheme.rotate",
         "scheme.bias",
-        "_check_heads: scheme hook, the even head width asked of a bias, not a rotation",
+        "ModelConfig: scheme hook, the even head width asked of a bias, not a rotation",
     ),
 ]
 

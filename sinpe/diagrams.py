@@ -158,7 +158,8 @@ def encoder_layer_steps(layer: nn.EncoderLayer) -> list[str]:
     >>> import numpy as np
     >>> from sinpe import diagrams, plotting
     >>> from sinpe.lab import nn
-    >>> layer = nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
+    >>> config = nn.ModelConfig(d_model=8, n_heads=2, d_ff=16)
+    >>> layer = nn.EncoderLayer(config, np.random.default_rng(0))
     >>> diagrams.encoder_layer_steps(layer)[1:]
     ['add & norm', 'feed-forward 8 → 16 → 8, ReLU', 'add & norm']
     """
@@ -193,7 +194,8 @@ def encoder_layer(ax: Axes, layer: nn.EncoderLayer) -> list[str]:
     >>> from sinpe.lab import nn
     >>> with mpl.rc_context():
     ...     fig, ax = plotting.figure(width=3.6, height=4.0)
-    ...     layer = nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
+    ...     config = nn.ModelConfig(d_model=8, n_heads=2, d_ff=16)
+    ...     layer = nn.EncoderLayer(config, np.random.default_rng(0))
     ...     boxes = diagrams.encoder_layer(ax, layer)
     >>> boxes[:3]
     ['token embedding', '+ positional encoding PE(p)', 'multi-head attention, 2 heads']
@@ -300,7 +302,8 @@ def attention_steps(
     >>> import numpy as np
     >>> from sinpe import diagrams, plotting
     >>> from sinpe.lab import nn
-    >>> layer = nn.MultiHeadAttention(4, 2, np.random.default_rng(0))
+    >>> config = nn.ModelConfig(d_model=4, n_heads=2)
+    >>> layer = nn.MultiHeadAttention(config, np.random.default_rng(0))
     >>> _ = layer(np.ones((1, 3, 4)))
     >>> steps = diagrams.attention_steps(layer)
     >>> steps["S"].shape, steps["AV"].shape, bool(np.allclose(steps["A"].sum(axis=1), 1))
@@ -346,7 +349,8 @@ def attention_diagram(
     >>> import numpy as np, matplotlib as mpl, matplotlib.pyplot as plt
     >>> from sinpe import diagrams, plotting
     >>> from sinpe.lab import nn
-    >>> layer = nn.MultiHeadAttention(4, 2, np.random.default_rng(0))
+    >>> config = nn.ModelConfig(d_model=4, n_heads=2)
+    >>> layer = nn.MultiHeadAttention(config, np.random.default_rng(0))
     >>> _ = layer(np.ones((1, 3, 4)))
     >>> with mpl.rc_context():
     ...     plotting.style()

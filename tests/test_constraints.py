@@ -69,10 +69,9 @@ NARROWED = {
     "sinpe.rope.llama3_frequencies": ("Llama 3 needs", "0 < low_freq_factor < high_freq_factor"),
     "sinpe.rope.scaled_frequencies": ("YaRN needs", "0 <= alpha < beta"),
     "sinpe.lab.nn.MultiHeadAttention": (
-        ("d_model", "frequencies must have shape", "RoPE rotates pairs of entries"),
-        "n_heads must divide it; given frequencies fix the head width d_model / n_heads",
+        "frequencies",
+        "given frequencies need a rotating scheme and fix the head width d_model / n_heads",
     ),
-    "sinpe.lab.nn.EncoderLayer": ("d_model", "n_heads must divide it"),
     "sinpe.rope_scaling.longrope_frequencies": (
         "ext_factors must hold one factor per pair",
         "one factor per pair of d_model",
@@ -81,10 +80,17 @@ NARROWED = {
         "YaRN needs 0 <= alpha < beta",
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
     ),
-    "sinpe.lab.nn.TokenModel": ("d_model", "n_heads must divide it; sinusoids need it even"),
     "sinpe.lab.probes.query_key_form": (("layer", "head"), "the model's layers and heads"),
     "sinpe.lab.probes.attention_peak": ("layer", "the model's layers, from 0"),
     "sinpe.lab.context.extend_context": ("ramp=", "a ramp is YaRN's option, refused with 'ntk'"),
+    "sinpe.lab.nn.attention_bias": (
+        ("mask must have shape", "key_padding_mask must be boolean of shape"),
+        "batch, heads and length fix the shapes of the masks",
+    ),
+    "sinpe.lab.nn.ModelConfig": (
+        "d_model",
+        "n_heads must divide it, sinusoids need it even, RoPE heads of even width",
+    ),
 }
 
 #: Arguments that mean one thing wherever they appear (each is taken by three or more

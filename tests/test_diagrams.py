@@ -130,14 +130,16 @@ def _run_steps(layer: nn.EncoderLayer, steps: list[str], x: np.ndarray) -> np.nd
 @pytest.mark.parametrize("residual", [True, False])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_layer_steps_compute_what_the_layer_computes(norm_first, residual, activation):
-    layer = nn.EncoderLayer(
-        8,
-        2,
-        16,
+    layer = nn.EncoderLayer.of(
+        nn.ModelConfig(
+            d_model=8,
+            n_heads=2,
+            d_ff=16,
+            norm_first=norm_first,
+            residual=residual,
+            activation=activation,
+        ),
         np.random.default_rng(1),
-        norm_first=norm_first,
-        residual=residual,
-        activation=activation,
     )
     x = np.random.default_rng(2).normal(size=(2, 5, 8))
     steps = diagrams.encoder_layer_steps(layer)
@@ -145,14 +147,19 @@ def test_layer_steps_compute_what_the_layer_computes(norm_first, residual, activ
 
 
 def test_layer_steps_of_the_paper_and_their_sizes():
-    layer = nn.EncoderLayer(32, 4, 64, np.random.default_rng(0))
+    layer = nn.EncoderLayer(
+        nn.ModelConfig(d_model=32, n_heads=4, d_ff=64), np.random.default_rng(0)
+    )
     assert diagrams.encoder_layer_steps(layer) == [
         "multi-head attention, 4 heads",
         "add & norm",
         "feed-forward 32 → 64 → 32, ReLU",
         "add & norm",
     ]
-    pre = nn.EncoderLayer(8, 1, 24, np.random.default_rng(0), norm_first=True, activation="gelu")
+    pre = nn.EncoderLayer.of(
+        nn.ModelConfig(d_model=8, n_heads=1, d_ff=24, norm_first=True, activation="gelu"),
+        np.random.default_rng(0),
+    )
     assert diagrams.encoder_layer_steps(pre) == [
         "norm",
         "multi-head attention, 1 head",
@@ -165,7 +172,10 @@ def test_layer_steps_of_the_paper_and_their_sizes():
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_layer_diagram_draws_the_boxes_bottom_to_top(ax, norm_first):
-    layer = nn.EncoderLayer(8, 2, 16, np.random.default_rng(0), norm_first=norm_first)
+    layer = nn.EncoderLayer.of(
+        nn.ModelConfig(d_model=8, n_heads=2, d_ff=16, norm_first=norm_first),
+        np.random.default_rng(0),
+    )
     labels = diagrams.encoder_layer(ax, layer)
     assert labels == [
         "token embedding",
@@ -188,7 +198,10 @@ def test_layer_diagram_draws_the_boxes_bottom_to_top(ax, norm_first):
 
 def test_layer_diagram_refuses_what_is_not_a_layer(ax):
     with pytest.raises(TypeError, match="layer must be"):
-        diagrams.encoder_layer(ax, nn.MultiHeadAttention(4, 2, np.random.default_rng(0)))
+        diagrams.encoder_layer(
+            ax,
+            nn.MultiHeadAttention(nn.ModelConfig(d_model=4, n_heads=2), np.random.default_rng(0)),
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -197,7 +210,7 @@ def test_layer_diagram_refuses_what_is_not_a_layer(ax):
 
 @pytest.fixture
 def attention():
-    layer = nn.MultiHeadAttention(4, 1, np.random.default_rng(3))
+    layer = nn.MultiHeadAttention(nn.ModelConfig(d_model=4, n_heads=1), np.random.default_rng(3))
     layer(np.random.default_rng(4).normal(size=(2, 3, 4)))
     return layer
 
@@ -235,7 +248,7 @@ def test_attention_diagram_shows_the_steps_numbers(attention):
 
 
 def test_attention_steps_refuse_bad_input(attention):
-    fresh = nn.MultiHeadAttention(4, 2, np.random.default_rng(0))
+    fresh = nn.MultiHeadAttention(nn.ModelConfig(d_model=4, n_heads=2), np.random.default_rng(0))
     with pytest.raises(ValueError, match="not run forward"):
         diagrams.attention_steps(fresh)
     with pytest.raises(ValueError, match="head"):
@@ -243,7 +256,9 @@ def test_attention_steps_refuse_bad_input(attention):
     with pytest.raises(ValueError, match="sample"):
         diagrams.attention_steps(attention, sample=2)
     with pytest.raises(TypeError, match="attention must be"):
-        diagrams.attention_steps(nn.EncoderLayer(4, 1, 8, np.random.default_rng(0)))
+        diagrams.attention_steps(
+            nn.EncoderLayer(nn.ModelConfig(d_model=4, n_heads=1, d_ff=8), np.random.default_rng(0))
+        )
 
 
 # ---------------------------------------------------------------------------

@@ -61,15 +61,23 @@ def test_each_target_is_the_token_its_rule_names(task, source):
 def test_equivariance_gap():
     permutation = np.random.default_rng(1).permutation(8)
     tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
-    blind = nn.TokenModel(6, 16, 2, 32, 2, encoding="none", seed=0)
-    seeing = nn.TokenModel(6, 16, 2, 32, 2, encoding="sinusoidal", seed=0)
+    blind = nn.TokenModel(
+        nn.ModelConfig(vocab=6, d_model=16, n_heads=2, d_ff=32, n_layers=2, encoding="none", seed=0)
+    )
+    seeing = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=6, d_model=16, n_heads=2, d_ff=32, n_layers=2, encoding="sinusoidal", seed=0
+        )
+    )
     assert probes.equivariance_gap(blind, tokens, permutation) < 1e-12
     assert probes.equivariance_gap(seeing, tokens, permutation) > 1e-2
 
 
 def test_training_log_and_determinism():
     def run():
-        model = nn.TokenModel(5, 16, 1, 16, 1, seed=0)
+        model = nn.TokenModel(
+            nn.ModelConfig(vocab=5, d_model=16, n_heads=1, d_ff=16, n_layers=1, seed=0)
+        )
         held = tasks.reversal_task(np.random.default_rng(9), 20, 6, 5)
         return training.train(
             model,
@@ -92,9 +100,19 @@ def test_training_log_and_determinism():
 
 def test_attention_peak_between_uniform_and_one_hot():
     tokens = np.random.default_rng(3).integers(0, 10, size=(4, 8))
-    calm = nn.TokenModel(10, 16, 2, 32, 1, seed=0)
-    loud = nn.TokenModel(10, 16, 2, 32, 1, embedding_std=1.0, seed=0)  # scaled: large inputs
-    blind = nn.TokenModel(10, 16, 2, 32, 1, encoding="none", seed=0)
+    calm = nn.TokenModel(
+        nn.ModelConfig(vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, seed=0)
+    )
+    loud = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, embedding_std=1.0, seed=0
+        )
+    )  # scaled: large inputs
+    blind = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, encoding="none", seed=0
+        )
+    )
     same = probes.attention_peak(blind, np.zeros((4, 8), dtype=int))
     assert same == pytest.approx(1 / 8, rel=1e-12)  # identical inputs: attention is uniform
     assert 1 / 8 <= probes.attention_peak(calm, tokens) < probes.attention_peak(loud, tokens) <= 1

@@ -209,8 +209,16 @@ def _matrix(rows=6, cols=3, seed=0):
     return np.random.default_rng(seed).normal(size=(rows, cols))
 
 
+def _config(**options):
+    """A small model's config: width 4, two heads, one layer."""
+    return nn.ModelConfig(**{**_SMALL, **options})
+
+
+_SMALL = dict(vocab=5, d_model=4, n_heads=2, d_ff=8, n_layers=1, max_len=8)
+
+
 def _model():
-    return nn.TokenModel(vocab=5, d_model=4, n_heads=2, d_ff=8, n_layers=1, max_len=8)
+    return nn.TokenModel(_config())
 
 
 def _tokens():
@@ -417,7 +425,7 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.lab.context.extend_context": Case(
         context.extend_context,
-        lambda: dict(model=nn.TokenModel(5, 4, 1, 8, 1, encoding="rope")),
+        lambda: dict(model=nn.TokenModel(_config(n_heads=1, encoding="rope"))),
         poison=("method", "factor", "original_length"),
     ),
     # sinpe.lab.probes
@@ -494,75 +502,35 @@ CASES: dict[str, Case] = {
         poison=("lr", "betas", "eps"),
     ),
     "sinpe.lab.nn.Embedding": Case(
-        nn.Embedding,
-        lambda: dict(vocab=5, d_model=4, rng=_rng(), scale=True, std=None),
-        poison=("vocab", "d_model", "scale", "std"),
+        nn.Embedding, lambda: dict(config=_config(), rng=_rng()), poison=("config",)
     ),
-    "sinpe.lab.nn.EncoderLayer": Case(
-        nn.EncoderLayer,
-        lambda: dict(
-            d_model=4,
-            n_heads=2,
-            d_ff=8,
-            rng=_rng(),
-            norm_first=False,
-            activation="relu",
-            eps=1e-5,
-            encoding="none",
-            residual=True,
-        ),
-        poison=(
-            "d_model",
-            "n_heads",
-            "d_ff",
-            "norm_first",
-            "activation",
-            "eps",
-            "encoding",
-            "residual",
-        ),
-    ),
+    **{
+        f"sinpe.lab.nn.{layer.__name__}": Case(
+            layer, lambda: dict(config=_config(), rng=_rng()), poison=("config",)
+        )
+        for layer in nn._LAYERS.values()
+    },
     "sinpe.lab.nn.LayerNorm": Case(nn.LayerNorm, lambda: dict(d_model=4, eps=1e-5)),
     "sinpe.lab.nn.Linear": Case(
         nn.Linear, lambda: dict(d_in=2, d_out=3, rng=_rng()), poison=("d_in", "d_out")
     ),
+    "sinpe.lab.nn.ModelConfig": Case(nn.ModelConfig, lambda: dict(_SMALL)),
     "sinpe.lab.nn.MultiHeadAttention": Case(
         nn.MultiHeadAttention,
         lambda: dict(
-            d_model=4,
-            n_heads=2,
+            config=_config(encoding="rope"),
             rng=_rng(),
-            encoding="rope",
             frequencies=np.array([1.0]),
             temperature=1.0,
         ),
-        poison=("d_model", "n_heads", "encoding", "frequencies", "temperature"),
+        poison=("config", "frequencies", "temperature"),
     ),
     "sinpe.lab.nn.PositionalEncoding": Case(
         nn.PositionalEncoding,
-        lambda: dict(d_model=4, max_len=8, rng=_rng(), encoding="learned", base=1e4, std=0.02),
-        poison=("encoding", "d_model", "max_len", "base", "std"),
+        lambda: dict(config=_config(encoding="learned", position_std=0.02), rng=_rng(), base=1e4),
+        poison=("config", "base"),
     ),
-    "sinpe.lab.nn.TokenModel": Case(
-        nn.TokenModel,
-        lambda: dict(
-            vocab=5,
-            d_model=4,
-            n_heads=2,
-            d_ff=8,
-            n_layers=1,
-            encoding="sinusoidal",
-            max_len=8,
-            scale_embeddings=True,
-            embedding_std=None,
-            norm_first=False,
-            activation="relu",
-            n_outputs=None,
-            seed=0,
-            residual=True,
-            position_std=1.0,
-        ),
-    ),
+    "sinpe.lab.nn.TokenModel": Case(nn.TokenModel, lambda: dict(config=_config())),
     "sinpe.lab.nn.attention_bias": Case(
         nn.attention_bias,
         lambda: dict(

@@ -24,7 +24,11 @@ from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
 
 @pytest.mark.parametrize("head", [0, 1])
 def test_query_key_form_gives_the_scores_the_model_computes(head):
-    model = nn.TokenModel(7, 8, 2, 16, 1, encoding="sinusoidal", seed=3)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=1, encoding="sinusoidal", seed=3
+        )
+    )
     tokens = np.array([[1, 5, 2, 6, 0]])
     x = model.hidden_states(tokens)[0][0]  # the input of layer 0, (T, D)
     scores = model.layers[0].self_attn.attention_scores[0, head]  # from the same pass
@@ -35,7 +39,9 @@ def test_query_key_form_gives_the_scores_the_model_computes(head):
 
 
 def test_query_key_form_reads_the_layer_asked_for():
-    model = nn.TokenModel(7, 8, 1, 16, 2, seed=1)
+    model = nn.TokenModel(
+        nn.ModelConfig(vocab=7, d_model=8, n_heads=1, d_ff=16, n_layers=2, seed=1)
+    )
     forms = [probes.query_key_form(model, layer=k) for k in (0, 1)]
     assert not np.allclose(forms[0], forms[1])
     weight = model.layers[1].self_attn.params["in_proj_weight"]
@@ -43,7 +49,9 @@ def test_query_key_form_reads_the_layer_asked_for():
 
 
 def test_query_key_form_divides_by_the_temperature():
-    model = nn.TokenModel(7, 8, 2, 16, 1, encoding="rope", seed=0)
+    model = nn.TokenModel(
+        nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=1, encoding="rope", seed=0)
+    )
     stretched = context.extend_context(model, "yarn", 4.0, original_length=16)
     np.testing.assert_allclose(
         probes.query_key_form(stretched),
@@ -63,7 +71,7 @@ def test_query_key_form_divides_by_the_temperature():
     ],
 )
 def test_query_key_form_refuses_a_layer_or_head_that_is_not_there(kwargs, error):
-    model = nn.TokenModel(7, 8, 2, 16, 1)
+    model = nn.TokenModel(nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=1))
     with pytest.raises(error, match=r"layer|head"):
         probes.query_key_form(model, **kwargs)
 
@@ -72,7 +80,9 @@ def test_query_key_form_needs_a_model_with_attention():
     with pytest.raises(TypeError, match="model"):
         probes.query_key_form(np.eye(4))
     with pytest.raises(ValueError, match="no layers"):
-        probes.query_key_form(nn.TokenModel(7, 8, 2, 16, 0))
+        probes.query_key_form(
+            nn.TokenModel(nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=0))
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -349,7 +359,9 @@ def test_rotation_residual_refuses_bad_tables(table, offset, error):
 
 
 def _rope_model():
-    return nn.TokenModel(7, 16, 2, 16, 2, encoding="rope", seed=2)
+    return nn.TokenModel(
+        nn.ModelConfig(vocab=7, d_model=16, n_heads=2, d_ff=16, n_layers=2, encoding="rope", seed=2)
+    )
 
 
 @pytest.mark.parametrize("factor", [2.0, 3.5])
@@ -401,10 +413,20 @@ def test_ntk_scaling_refuses_a_factor_whose_base_overflows():
 
 def test_extend_context_refuses_models_without_rope_and_bad_options():
     with pytest.raises(ValueError, match="RoPE"):
-        context.extend_context(nn.TokenModel(7, 8, 2, 16, 1), "ntk", 2.0, original_length=8)
+        context.extend_context(
+            nn.TokenModel(nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=1)),
+            "ntk",
+            2.0,
+            original_length=8,
+        )
     with pytest.raises(ValueError, match="RoPE"):
         context.extend_context(
-            nn.TokenModel(7, 8, 2, 16, 0, encoding="rope"), "ntk", 2.0, original_length=8
+            nn.TokenModel(
+                nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=0, encoding="rope")
+            ),
+            "ntk",
+            2.0,
+            original_length=8,
         )
     with pytest.raises(TypeError, match="model"):
         context.extend_context("model", "ntk", 2.0, original_length=8)
@@ -419,8 +441,10 @@ def test_extend_context_refuses_models_without_rope_and_bad_options():
 def test_the_temperature_divides_the_query_key_products():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 5, 8))
-    plain = nn.MultiHeadAttention(8, 2, np.random.default_rng(1))
-    hot = nn.MultiHeadAttention(8, 2, np.random.default_rng(1), temperature=0.5)
+    plain = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1))
+    hot = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1), temperature=0.5
+    )
     plain(x)
     hot(x)
     np.testing.assert_allclose(hot.attention_scores, 2 * plain.attention_scores, rtol=1e-14)
@@ -430,7 +454,9 @@ def test_custom_frequencies_rotate_as_apply_rope_does():
     rng = np.random.default_rng(0)
     theta = np.array([0.9, 0.2])
     attention = nn.MultiHeadAttention(
-        8, 2, np.random.default_rng(1), encoding="rope", frequencies=theta
+        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
+        np.random.default_rng(1),
+        frequencies=theta,
     )
     x = rng.normal(size=(1, 4, 8))
     attention(x)
@@ -443,10 +469,8 @@ def test_custom_frequencies_rotate_as_apply_rope_does():
 def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
     theta = scaled_frequencies(4, 3.0, method="yarn", original_length=4)
     attention = nn.MultiHeadAttention(
-        8,
-        2,
+        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
         np.random.default_rng(0),
-        encoding="rope",
         frequencies=theta,
         temperature=temperature,
     )
@@ -472,8 +496,9 @@ def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
     ],
 )
 def test_attention_refuses_bad_rope_options(kwargs, error, match):
+    config = nn.ModelConfig(d_model=8, n_heads=2, encoding=kwargs.pop("encoding", "none"))
     with pytest.raises(error, match=match):
-        nn.MultiHeadAttention(8, 2, np.random.default_rng(0), **kwargs)
+        nn.MultiHeadAttention(config, np.random.default_rng(0), **kwargs)
 
 
 # ---------------------------------------------------------------------------------
@@ -481,8 +506,24 @@ def test_attention_refuses_bad_rope_options(kwargs, error, match):
 
 
 def test_position_std_scales_the_draws_of_the_learned_table():
-    unit = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=6, seed=4)
-    small = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=6, seed=4, position_std=0.02)
+    unit = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding="learned", max_len=6, seed=4
+        )
+    )
+    small = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5,
+            d_model=8,
+            n_heads=2,
+            d_ff=8,
+            n_layers=1,
+            encoding="learned",
+            max_len=6,
+            seed=4,
+            position_std=0.02,
+        )
+    )
     np.testing.assert_array_equal(
         small.position.params["weight"], 0.02 * unit.position.params["weight"]
     )
@@ -502,7 +543,17 @@ def test_position_std_scales_the_draws_of_the_learned_table():
 )
 def test_position_std_must_be_a_positive_number(std, error):
     with pytest.raises(error, match="std"):
-        nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", position_std=std)
+        nn.TokenModel(
+            nn.ModelConfig(
+                vocab=5,
+                d_model=8,
+                n_heads=2,
+                d_ff=8,
+                n_layers=1,
+                encoding="learned",
+                position_std=std,
+            )
+        )
 
 
 def test_a_turn_just_short_of_a_full_circle_is_a_small_step():

@@ -118,7 +118,11 @@ def test_token_model_input_is_scaled_embedding_plus_encoding():
     # positions start at 1": the first hidden state is E[token] * sqrt(D) + PE(t),
     # t = 0, 1, ..., with PE from its definition (mpmath).
     d_model, tokens = 16, np.array([[3, 1, 4, 1, 5]])
-    model = nn.TokenModel(8, d_model, 2, 32, 1, encoding="sinusoidal")
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=8, d_model=d_model, n_heads=2, d_ff=32, n_layers=1, encoding="sinusoidal"
+        )
+    )
     weight = model.state_dict()["embedding.weight"]
     expected = weight[tokens] * 4.0 + exact_encoding(range(5), d_model)  # sqrt(16) = 4
     np.testing.assert_allclose(model.hidden_states(tokens)[0], expected, rtol=0, atol=1e-12)
@@ -127,7 +131,8 @@ def test_token_model_input_is_scaled_embedding_plus_encoding():
 def test_positional_layer_uses_its_base():
     # mutant "PositionalEncoding: base ignored": at C = 100, d = 4 the frequencies
     # are 1 and 0.1, so position t gets [sin t, cos t, sin 0.1t, cos 0.1t].
-    layer = nn.PositionalEncoding(4, 8, np.random.default_rng(0), base=100.0)
+    config = nn.ModelConfig(d_model=4, n_heads=2, max_len=8)
+    layer = nn.PositionalEncoding(config, np.random.default_rng(0), base=100.0)
     t = np.arange(3.0)
     expected = np.stack([np.sin(t), np.cos(t), np.sin(0.1 * t), np.cos(0.1 * t)], axis=-1)
     np.testing.assert_allclose(layer.forward(np.zeros((1, 3, 4)))[0], expected, atol=1e-15)
@@ -139,7 +144,9 @@ def test_attention_in_projection_is_xavier_uniform_of_3d_by_d():
     # b = sqrt(6 / (fan_in + fan_out)) = sqrt(6 / (D + 3D)); at D = 32, b = 0.2165.
     d_model = 32
     bound = np.sqrt(6.0 / (4 * d_model))
-    weight = nn.MultiHeadAttention(d_model, 4, np.random.default_rng(0)).params["in_proj_weight"]
+    weight = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=d_model, n_heads=4, encoding="none"), np.random.default_rng(0)
+    ).params["in_proj_weight"]
     assert weight.shape == (3 * d_model, d_model)
     largest = np.abs(weight).max()
     assert 0.99 * bound < largest <= bound  # 3072 draws: the largest is within 1% of b

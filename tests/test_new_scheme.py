@@ -94,15 +94,16 @@ def load(path, name):
 # Selectable, and attention adds its bias: the scores differ from those of the same
 # weights without a scheme by exactly distance_bias.
 assert "throwaway" in nn.ENCODINGS and "throwaway" in nn.ATTENTION_ENCODINGS
-model = nn.TokenModel(7, 8, 2, 16, 1, encoding="throwaway", seed=1)
+config = nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, encoding="throwaway", seed=1)
+model = nn.TokenModel(config)
 tokens = np.array([[1, 2, 3, 4], [4, 3, 2, 1]])
 logits = model(tokens)
 model.backward(np.ones_like(logits))
 assert np.isfinite(model.head.grads["weight"]).all()
 rng = np.random.default_rng(0)
 x = rng.normal(size=(2, 4, 8))
-biased = nn.MultiHeadAttention(8, 2, np.random.default_rng(3), encoding="throwaway")
-plain = nn.MultiHeadAttention(8, 2, np.random.default_rng(3))
+biased = nn.MultiHeadAttention(config, np.random.default_rng(3))
+plain = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(3))
 biased(x)
 plain(x)
 difference = biased.attention_scores - plain.attention_scores

@@ -81,7 +81,9 @@ def test_activations(activation):
 def test_attention(masks):
     rng = np.random.default_rng(0)
     batch, length, width, heads = 2, 4, 6, 2
-    attention = nn.MultiHeadAttention(width, heads, rng)
+    attention = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=width, n_heads=heads, encoding="none"), rng
+    )
     attention.params["in_proj_bias"][:] = rng.normal(size=3 * width) * 0.1
     x = rng.normal(size=(batch, length, width))
     causal = np.triu(np.ones((length, length), bool), 1)
@@ -102,7 +104,10 @@ def test_attention(masks):
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_encoder_layer(norm_first, activation):
     rng = np.random.default_rng(0)
-    layer = nn.EncoderLayer(6, 2, 10, rng, norm_first=norm_first, activation=activation)
+    layer = nn.EncoderLayer.of(
+        nn.ModelConfig(d_model=6, n_heads=2, d_ff=10, norm_first=norm_first, activation=activation),
+        rng,
+    )
     for module in layer._modules():
         if isinstance(module, nn.LayerNorm):
             module.params["weight"][:] = rng.normal(1.0, 0.3, size=6)
@@ -115,7 +120,17 @@ def test_encoder_layer(norm_first, activation):
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_with_cross_entropy(positions, norm_first):
     model = nn.TokenModel(
-        7, 8, 2, 12, 2, encoding=positions, max_len=5, norm_first=norm_first, seed=3
+        nn.ModelConfig(
+            vocab=7,
+            d_model=8,
+            n_heads=2,
+            d_ff=12,
+            n_layers=2,
+            encoding=positions,
+            max_len=5,
+            norm_first=norm_first,
+            seed=3,
+        )
     )
     rng = np.random.default_rng(0)
     tokens = rng.integers(0, 7, size=(2, 5))
@@ -154,18 +169,29 @@ def test_adam_matches_the_published_update():
 
 
 def test_learned_table_refuses_longer_sequences():
-    model = nn.TokenModel(5, 8, 2, 8, 1, encoding="learned", max_len=4)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding="learned", max_len=4
+        )
+    )
     with pytest.raises(ValueError, match="cannot encode position 4"):
         model.forward(np.zeros((1, 6), int))
-    sinusoidal = nn.TokenModel(5, 8, 2, 8, 1, encoding="sinusoidal", max_len=4)
+    sinusoidal = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding="sinusoidal", max_len=4
+        )
+    )
     assert sinusoidal.forward(np.zeros((1, 6), int)).shape == (1, 6, 5)
 
 
 def test_bad_configuration():
-    with pytest.raises(ValueError, match="not divisible"):
-        nn.MultiHeadAttention(6, 4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="d_model must be divisible by n_heads"):
+        nn.MultiHeadAttention(nn.ModelConfig(d_model=6, n_heads=4), np.random.default_rng(0))
     with pytest.raises(ValueError, match="activation"):
-        nn.EncoderLayer(4, 2, 8, np.random.default_rng(0), activation="tanh")
+        nn.EncoderLayer(
+            nn.ModelConfig(d_model=4, n_heads=2, d_ff=8, activation="tanh"),
+            np.random.default_rng(0),
+        )
     with pytest.raises(ValueError, match="mask must have shape"):
         nn.attention_bias(np.zeros((3, 3), bool), None, 1, 1, 4)
     with pytest.raises(KeyError, match="missing"):
@@ -174,7 +200,7 @@ def test_bad_configuration():
 
 def test_check_gradients_helper_agrees_and_can_fail():
     rng = np.random.default_rng(0)
-    layer = nn.EncoderLayer(4, 2, 6, rng)
+    layer = nn.EncoderLayer(nn.ModelConfig(d_model=4, n_heads=2, d_ff=6), rng)
     x = rng.normal(size=(1, 3, 4))
     errors = training.check_gradients(layer, x)
     assert set(errors) == {"input"} | {name for name, _, _ in layer.named_parameters()}
@@ -191,11 +217,15 @@ def test_check_gradients_helper_agrees_and_can_fail():
 @pytest.mark.parametrize("relative", [e for e in nn.ATTENTION_ENCODINGS if e != "none"])
 def test_attention_with_relative_positions(relative):
     rng = np.random.default_rng(0)
-    attention = nn.MultiHeadAttention(8, 2, rng, encoding=relative)
+    attention = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2, encoding=relative), rng)
     x = rng.normal(size=(2, 5, 8))
     errors = training.check_gradients(attention, x)
     assert max(errors.values()) < 1e-6
-    model = nn.TokenModel(6, 8, 2, 8, 1, encoding=relative, max_len=4, seed=0)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=6, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding=relative, max_len=4, seed=0
+        )
+    )
     assert "position.weight" not in dict((n, v) for n, v, _ in model.named_parameters())
     assert model.forward(np.zeros((1, 9), int)).shape == (1, 9, 6)  # any length
 
@@ -204,7 +234,7 @@ def test_rope_attention_scores_depend_on_the_offset_only():
     # The same token at every position: with RoPE the score of query i for key j is
     # a function of i - j (a Toeplitz matrix), and not constant.
     rng = np.random.default_rng(3)
-    attention = nn.MultiHeadAttention(8, 2, rng, encoding="rope")
+    attention = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"), rng)
     x = np.tile(rng.normal(size=8), (1, 6, 1))
     attention.forward(x)
     q, k = attention.cache.q, attention.cache.k
@@ -217,8 +247,10 @@ def test_alibi_attention_adds_the_distance_penalty_to_the_scores():
     # Two heads: slopes 2^-4 and 2^-8 (the paper's 2^(-8 (h + 1) / n) for n = 2), so
     # the scores are those of the same weights without a scheme minus m_h |i - j|.
     x = np.random.default_rng(1).normal(size=(2, 4, 8))
-    alibi = nn.MultiHeadAttention(8, 2, np.random.default_rng(2), encoding="alibi")
-    plain = nn.MultiHeadAttention(8, 2, np.random.default_rng(2))
+    alibi = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=8, n_heads=2, encoding="alibi"), np.random.default_rng(2)
+    )
+    plain = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(2))
     alibi.forward(x)
     plain.forward(x)
     distance = np.abs(np.arange(4)[:, None] - np.arange(4)[None, :])
@@ -232,8 +264,16 @@ def test_alibi_attention_adds_the_distance_penalty_to_the_scores():
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_encoder_layer_without_residuals(norm_first, activation):
     rng = np.random.default_rng(0)
-    layer = nn.EncoderLayer(
-        6, 2, 10, rng, norm_first=norm_first, activation=activation, residual=False
+    layer = nn.EncoderLayer.of(
+        nn.ModelConfig(
+            d_model=6,
+            n_heads=2,
+            d_ff=10,
+            norm_first=norm_first,
+            activation=activation,
+            residual=False,
+        ),
+        rng,
     )
     for module in layer._modules():
         if isinstance(module, nn.LayerNorm):
@@ -245,7 +285,7 @@ def test_encoder_layer_without_residuals(norm_first, activation):
     errors = training.check_gradients(layer, x)
     assert max(errors.values()) < 1e-6
     # the forward pass is the composition of the blocks, with nothing added back
-    attn, norm1, norm2 = (layer.children[n] for n in ("self_attn", "norm1", "norm2"))
+    attn, norm1, norm2 = layer.self_attn, layer.norm1, layer.norm2
     if norm_first:
         expected = layer._feed_forward(norm2.forward(attn.forward(norm1.forward(x))))
     else:
@@ -255,10 +295,21 @@ def test_encoder_layer_without_residuals(norm_first, activation):
 
 def test_residual_option_keeps_the_default_and_changes_only_the_forward_pass():
     tokens = np.random.default_rng(0).integers(0, 7, size=(2, 5))
-    default = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3)
-    explicit = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3, residual=True)
-    ablated = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, seed=3, residual=False)
-    assert all(layer.residual for name, layer in default.children.items() if "layers" in name)
+    default = nn.TokenModel(
+        nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=12, n_layers=2, max_len=5, seed=3)
+    )
+    explicit = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=7, d_model=8, n_heads=2, d_ff=12, n_layers=2, max_len=5, seed=3, residual=True
+        )
+    )
+    ablated = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=7, d_model=8, n_heads=2, d_ff=12, n_layers=2, max_len=5, seed=3, residual=False
+        )
+    )
+    assert all(layer.residual for layer in default.layers)
+    assert not any(layer.residual for layer in ablated.layers)
     np.testing.assert_array_equal(default.forward(tokens), explicit.forward(tokens))
     for (name, value, _), (_, same, _) in zip(
         default.named_parameters(), ablated.named_parameters(), strict=True
@@ -269,7 +320,19 @@ def test_residual_option_keeps_the_default_and_changes_only_the_forward_pass():
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_without_residuals_with_cross_entropy(norm_first):
-    model = nn.TokenModel(7, 8, 2, 12, 2, max_len=5, norm_first=norm_first, seed=3, residual=False)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=7,
+            d_model=8,
+            n_heads=2,
+            d_ff=12,
+            n_layers=2,
+            max_len=5,
+            norm_first=norm_first,
+            seed=3,
+            residual=False,
+        )
+    )
     rng = np.random.default_rng(0)
     tokens, targets = rng.integers(0, 7, size=(2, 5)), rng.integers(0, 7, size=(2, 5))
 
@@ -285,14 +348,25 @@ def test_model_without_residuals_with_cross_entropy(norm_first):
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_hidden_states_are_what_the_head_reads(norm_first):
-    model = nn.TokenModel(7, 8, 2, 12, 3, max_len=5, norm_first=norm_first, seed=1)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=7,
+            d_model=8,
+            n_heads=2,
+            d_ff=12,
+            n_layers=3,
+            max_len=5,
+            norm_first=norm_first,
+            seed=1,
+        )
+    )
     tokens = np.random.default_rng(0).integers(0, 7, size=(2, 5))
     states = model.hidden_states(tokens)
     assert len(states) == 4 and all(state.shape == (2, 5, 8) for state in states)
-    embedded = model.children["embedding"].forward(tokens)
-    np.testing.assert_array_equal(states[0], model.children["position"].forward(embedded))
-    last = model.children["norm"].forward(states[-1]) if norm_first else states[-1]
-    np.testing.assert_array_equal(model.children["head"].forward(last), model.forward(tokens))
+    embedded = model.embedding.forward(tokens)
+    np.testing.assert_array_equal(states[0], model.position.forward(embedded))
+    last = model.norm.forward(states[-1]) if norm_first else states[-1]
+    np.testing.assert_array_equal(model.head.forward(last), model.forward(tokens))
 
 
 def test_linear_probe_reads_linear_labels_and_not_random_ones():

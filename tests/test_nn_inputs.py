@@ -22,25 +22,37 @@ def _rng():
     return np.random.default_rng(0)
 
 
+def _config(**options):
+    return nn.ModelConfig(**{"vocab": 5, "d_model": 8, "n_heads": 2, "d_ff": 16, **options})
+
+
 def _model(**options):
-    return nn.TokenModel(vocab=5, d_model=8, n_heads=2, d_ff=16, n_layers=1, **options)
+    return nn.TokenModel(_config(n_layers=1, **options))
 
 
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi "), ValueError, "encoding"),
-        (lambda: nn.TokenModel(5, 8, 2, 16, 2**40), ValueError, "n_layers"),
-        (lambda: nn.TokenModel(5, 8, 2, 16, 1, scale_embeddings="no"), TypeError, "scale_emb"),
-        (lambda: nn.TokenModel(5, 8, 2, 16, 1, embedding_std=math.nan), ValueError, "embedding"),
-        (lambda: nn.Embedding(5, 8, _rng(), scale=True, std=-1.0), ValueError, "std"),
+        (lambda: _config(encoding="alibi "), ValueError, "encoding"),
+        (lambda: _config(n_layers=2**40), ValueError, "n_layers"),
+        (lambda: _config(scale_embeddings="no"), TypeError, "scale_emb"),
+        (lambda: _config(embedding_std=math.nan), ValueError, "embedding"),
+        (lambda: _config(embedding_std=-1.0), ValueError, "embedding_std"),
+        (lambda: _config(position_std=0.0), ValueError, "position_std"),
+        (lambda: _config(eps=0.0), ValueError, "eps"),
+        (lambda: _config(d_model=7, n_heads=1), ValueError, "even"),
+        (lambda: _config(d_model=6, n_heads=4, encoding="none"), ValueError, "divisible"),
+        (lambda: _config(d_model=6, n_heads=2, encoding="rope"), ValueError, "rotation"),
+        (lambda: _config(max_len=0, encoding="learned"), ValueError, "max_len"),
+        (lambda: _config(max_len=2**40, encoding="learned"), ValueError, "position table"),
+        (lambda: _config(norm_first="yes"), TypeError, "norm_first"),
+        (lambda: _config(d_ff=0), ValueError, "d_ff"),
+        (lambda: _config(activation="tanh"), ValueError, "activation"),
+        (lambda: nn.TokenModel({"vocab": 5}), TypeError, "config must be a sinpe.lab.nn.Model"),
+        (lambda: nn.EncoderLayer(None, _rng()), TypeError, "config"),
         (lambda: nn.LayerNorm(8, eps=0.0), ValueError, "eps"),
         (lambda: nn.LayerNorm(8, eps=math.inf), ValueError, "eps"),
-        (lambda: nn.PositionalEncoding(7, 8, _rng()), ValueError, "even"),
-        (lambda: nn.PositionalEncoding(8, 0, _rng(), encoding="learned"), ValueError, "max_len"),
-        (lambda: nn.PositionalEncoding(8, 8, _rng(), base=1.0), ValueError, "base"),
-        (lambda: nn.EncoderLayer(8, 2, 16, _rng(), norm_first="yes"), TypeError, "norm_first"),
-        (lambda: nn.EncoderLayer(8, 2, 0, _rng()), ValueError, "d_ff"),
+        (lambda: nn.PositionalEncoding(_config(), _rng(), base=1.0), ValueError, "base"),
         (lambda: nn.MLP("2,4,1", _rng()), TypeError, "sizes"),
         (lambda: nn.MLP([2, 0, 1], _rng()), ValueError, r"sizes\[1\]"),
         (lambda: training.Adam(nn.Linear(2, 2, _rng()), lr=-1.0), ValueError, "lr"),
@@ -58,7 +70,7 @@ def test_constructors_name_the_bad_argument(call, error, words):
 
 def test_token_model_lists_every_position_scheme():
     with pytest.raises(ValueError) as caught:
-        nn.TokenModel(5, 8, 2, 16, 1, encoding="alibi ")
+        _config(encoding="alibi ")
     assert "kind" not in str(caught.value)  # the caller never passed `kind`
     for scheme in nn.ENCODINGS:
         assert repr(scheme) in str(caught.value)
@@ -194,13 +206,13 @@ def test_convert_qk_weight_names_an_odd_head_width():
         rope.convert_qk_weight(np.ones((6, 4)), 2, "interleaved", "concat")
 
 
-def test_a_token_model_checks_each_argument_once(monkeypatch):
-    """Issue 31: the public entry point checks its arguments once, by the rules it
-    declares (``@constrained``) or in its body; the children it builds (embedding,
-    position, layers, head) trust them instead of checking again. Counted where every
-    check ends: the ``__call__`` of the rules of ``sinpe._validation`` (one, in
-    ``Constraint``, that every kind of scalar rule and ``check_count`` and the other
-    helpers go through; the array rule's own), ``Width.paired`` and ``check_entries``."""
+def test_a_model_config_checks_each_field_once_and_the_model_trusts_it(monkeypatch):
+    """Issue 38: a ModelConfig checks each field once, by the rule it declares (the
+    ``constraints`` of its ``__init__``); the TokenModel built from it checks no field
+    again, except the arguments of its LayerNorms (their own rules, as any standalone
+    layer's). Counted where every check ends: the ``__call__`` of the rules of
+    ``sinpe._validation`` (one, in ``Constraint``, that every kind of scalar rule goes
+    through; the array rule's own), and ``check_entries``."""
     calls = collections.Counter()
 
     def counting(rule):
@@ -224,14 +236,6 @@ def test_a_token_model_checks_each_argument_once(monkeypatch):
     assert own == set(rules)
     for rule in rules:
         monkeypatch.setattr(rule, "__call__", counting(rule))
-
-    original_paired = _validation.Width.paired
-
-    def paired(value, name="d_model"):
-        calls[f"{name} (even)"] += 1
-        return original_paired(value, name)
-
-    monkeypatch.setattr(_validation.Width, "paired", staticmethod(paired))
     original_entries = nn.check_entries
 
     def entries(shape, *, what):
@@ -239,14 +243,14 @@ def test_a_token_model_checks_each_argument_once(monkeypatch):
         return original_entries(shape, what=what)
 
     monkeypatch.setattr(nn, "check_entries", entries)
-    # Every argument given (a default declared by a rule is checked once, at import).
+    # Every field given (a default declared by a rule is checked once, at import).
     arguments = dict(
         vocab=10,
         d_model=8,
         n_heads=2,
         d_ff=16,
         n_layers=1,
-        encoding="sinusoidal",
+        encoding="learned",
         max_len=64,
         scale_embeddings=True,
         embedding_std=0.5,
@@ -256,21 +260,21 @@ def test_a_token_model_checks_each_argument_once(monkeypatch):
         seed=0,
         residual=True,
         position_std=1.0,
+        eps=1e-5,
     )
-    assert set(arguments) == set(inspect.signature(nn.TokenModel).parameters)
-    nn.TokenModel(**arguments)
-    for argument in arguments:
-        assert calls[argument] == 1, (argument, calls)
-    assert calls["d_model (even)"] == 1, calls  # the sinusoids need pairs
-    again = {key: count for key, count in calls.items() if count > 1}
-    # The head and linear1 are two weights of the same kind (one label, two shapes).
-    assert again == {"the weight of Linear(d_in, d_out)": 2}, again
-    # With the defaults, nothing is checked twice either.
+    assert set(arguments) == set(inspect.signature(nn.ModelConfig).parameters)
+    assert set(arguments) == set(nn.ModelConfig.__init__.constraints)  # every field declared
+    config = nn.ModelConfig(**arguments)
+    assert all(calls[field] == 1 for field in arguments), calls
+    assert {key: count for key, count in calls.items() if count != 1} == {}, calls
+    assert len(calls) == len(arguments) + 5, calls  # and five tables sized
     calls.clear()
-    nn.TokenModel(10, 8, 2, 16, 1)
-    assert {key for key, count in calls.items() if count > 1} == set(again), calls
-    # A child built on its own still checks everything it is given.
+    model = nn.TokenModel(config)
+    norms = sum(isinstance(module, nn.LayerNorm) for module in model._modules())
+    assert norms == 2
+    again = {field: calls[field] for field in arguments if calls[field]}
+    assert again == {"d_model": norms, "eps": norms}, calls
+    # A layer built on its own checks its config once (the rule of ``config``).
     calls.clear()
-    nn.EncoderLayer(8, 2, 16, np.random.default_rng(0))
-    for argument in ("d_model", "n_heads", "d_ff", "norm_first", "activation", "eps", "encoding"):
-        assert calls[argument] == 1, (argument, calls)
+    nn.EncoderLayer(config, np.random.default_rng(0))
+    assert calls["config"] == 2, calls  # the layer's and its attention's

@@ -178,11 +178,17 @@ def test_inspect_table_needs_no_n_by_n_matrix():
         (lambda r: nn.Linear(0, 3, r), ValueError, "d_in"),
         (lambda r: nn.Linear(-1, 3, r), ValueError, "d_in"),
         (lambda r: nn.Linear(2, 2.5, r), TypeError, "d_out"),
-        (lambda r: nn.MultiHeadAttention(8, 0, r), ValueError, "n_heads"),
         (
-            lambda r: nn.MultiHeadAttention(12, 4, r, encoding="rope"),
+            lambda r: nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=0), r),
             ValueError,
-            "head width",
+            "n_heads",
+        ),
+        (
+            lambda r: nn.MultiHeadAttention(
+                nn.ModelConfig(d_model=12, n_heads=4, encoding="rope"), r
+            ),
+            ValueError,
+            "heads of even width",
         ),
         (lambda r: alibi.alibi_slopes(10**9), ValueError, "at most 65536"),
         (lambda r: alibi.alibi_slopes(2.0), TypeError, "n_heads"),

@@ -39,7 +39,9 @@ def two_threads():
 
 def model() -> nn.TokenModel:
     """A chapter-4 model (d = 32, 1 layer): large enough that OpenBLAS threads its products."""
-    return nn.TokenModel(10, 32, 1, 64, 1, max_len=16, seed=0)
+    return nn.TokenModel(
+        nn.ModelConfig(vocab=10, d_model=32, n_heads=1, d_ff=64, n_layers=1, max_len=16, seed=0)
+    )
 
 
 def test_train_runs_with_one_thread_and_restores_the_pool(two_threads):
@@ -97,7 +99,7 @@ def test_every_entry_point_runs_with_one_thread(two_threads, monkeypatch):
     x = rng.normal(size=(20, 2))
     training.fit_regression(mlp, x, x[:, :1], steps=2, eval_inputs=x, record_every=1)
     assert mlp.seen and all(seen == [1] for seen in mlp.seen)
-    tokens = RecordingTokens(10, 8, 2, 16, 1, seed=0)
+    tokens = RecordingTokens(nn.ModelConfig(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=1))
     tokens.seen = []
     training.token_accuracy(tokens, np.zeros((2, 4), dtype=int), np.zeros((2, 4), dtype=int))
     assert tokens.seen == [[1]]

@@ -229,7 +229,18 @@ def test_a_ramp_with_another_method_raises(method, ramp):
 
 
 def test_extend_context_passes_the_ramp_through():
-    model = nn.TokenModel(10, 32, 4, 64, 1, encoding="rope", max_len=16, seed=0)
+    model = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=10,
+            d_model=32,
+            n_heads=4,
+            d_ff=64,
+            n_layers=1,
+            encoding="rope",
+            max_len=16,
+            seed=0,
+        )
+    )
     for ramp in (None, "released", "paper"):
         longer = context.extend_context(model, "yarn", 4.0, original_length=16, ramp=ramp)
         expected = scaled_frequencies(

@@ -54,7 +54,8 @@ def extend_context(
     Examples
     --------
     >>> from sinpe.lab import nn
-    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="rope")
+    >>> config = nn.ModelConfig(vocab=10, d_model=8, n_heads=2, n_layers=1, encoding="rope")
+    >>> model = nn.TokenModel(config)
     >>> longer = extend_context(model, "yarn", 4.0, original_length=16)
     >>> attention = longer.layers[0].self_attn
     >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4

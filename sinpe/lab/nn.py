@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -29,17 +30,19 @@ from sinpe._schemes import registry
 from sinpe._validation import (
     BASE,
     DTYPE,
+    FLAG,
+    Condition,
+    Constraint,
     Integer,
-    Width,
-    check_choice,
+    Optional,
+    Options,
+    Real,
     check_count,
     check_entries,
-    check_flag,
     check_float_array,
     check_instance,
     check_integer_array,
     check_pair,
-    check_real,
     constrained,
 )
 from sinpe.core import positional_encoding
@@ -51,9 +54,13 @@ __all__ = [
     "EncoderLayer",
     "LayerNorm",
     "Linear",
+    "ModelConfig",
     "Module",
     "MultiHeadAttention",
+    "NoResidualEncoderLayer",
     "PositionalEncoding",
+    "PreNormEncoderLayer",
+    "PreNormNoResidualEncoderLayer",
     "TokenModel",
     "attention_bias",
     "causal_mask",
@@ -65,8 +72,6 @@ __all__ = [
     "softmax",
     "softmax_cross_entropy",
 ]
-
-ACTIVATIONS = ("relu", "gelu")
 
 #: The schemes added to the embeddings (:class:`PositionalEncoding`) ...
 ADDED_ENCODINGS = ("sinusoidal", "learned", "none")
@@ -86,13 +91,15 @@ MAX_LAYERS = 1024
 #: sinusoids fill it with (sin, cos) pairs; the heads must also divide the width).
 _D_MODEL = Integer(hint="such as 32")
 _N_HEADS = Integer(hint="that divides d_model, such as 4")
+#: The standard deviation of initial weights, and the eps of a LayerNorm.
+_STD = Real(0.0, closed="neither", hint="such as 0.02")
+_EPS = Real(0.0, closed="neither", hint="e.g. 1e-5")
+#: The sizes of a mask.
+_BATCH, _HEADS, _LENGTH = (Integer(hint=f"such as {size}") for size in (8, 4, 16))
 
 
 # ---------------------------------------------------------------------------
-# Functions
-
-
-# The kernels below are what the layers call on their own (already checked)
+# Functions. The kernels below are what the layers call on their own (already checked)
 # arrays; the public functions check their arguments first, then call them.
 
 
@@ -128,6 +135,11 @@ def _gelu_backward(dout: np.ndarray, x: np.ndarray) -> np.ndarray:
     return dout * (cdf + x * pdf)
 
 
+#: Each activation of the feed-forward block, with its gradient: ``(f, df)``.
+_ACTIVATIONS = {"relu": (_relu, _relu_backward), "gelu": (_gelu, _gelu_backward)}
+ACTIVATIONS = tuple(_ACTIVATIONS)
+
+
 def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax along ``axis``; ``-inf`` entries get probability 0.
 
@@ -141,6 +153,7 @@ def softmax(scores: npt.ArrayLike, axis: int = -1) -> np.ndarray:
     [0.25, 0.75, 0.0]
     """
     values = check_float_array(scores, "scores", allow_negative_infinity=True)
+    # The range of axis depends on the array's dimensions: no rule can declare it.
     where = check_count(axis, "axis", minimum=-max(values.ndim, 1), maximum=max(values.ndim, 1) - 1)
     if values.ndim == 0 or values.shape[where] == 0:
         raise ValueError(f"scores must have a non-empty axis {where}, got shape {values.shape}")
@@ -264,6 +277,7 @@ def softmax_cross_entropy(
     return loss, (grad / flat.shape[0]).reshape(logits.shape)
 
 
+@constrained(length=_LENGTH)
 def causal_mask(length: int) -> np.ndarray:
     """Boolean ``(T, T)`` mask, True above the diagonal: no token may look ahead.
 
@@ -274,12 +288,11 @@ def causal_mask(length: int) -> np.ndarray:
     >>> causal_mask(3).astype(int).tolist()
     [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     """
-    length = check_count(length, "length", hint="such as 16")
     check_entries((length, length), what="the causal mask (length, length)")
     return np.triu(np.ones((length, length), dtype=bool), 1)
 
 
-@constrained(dtype=DTYPE)
+@constrained(batch=_BATCH, heads=_HEADS, length=_LENGTH, dtype=DTYPE)
 def attention_bias(
     mask: npt.ArrayLike | None,
     key_padding_mask: npt.ArrayLike | None,
@@ -320,9 +333,6 @@ def attention_bias(
     >>> attention_bias(None, None, 1, 2, 3) is None
     True
     """
-    batch = check_count(batch, "batch", hint="such as 8")
-    heads = check_count(heads, "heads", hint="such as 4")
-    length = check_count(length, "length", hint="such as 16")
     bias = None
     if mask is not None:
         given = np.asarray(mask)
@@ -353,25 +363,175 @@ def attention_bias(
     return bias
 
 
-def _check_heads(d_model: int, n_heads: int, encoding: str) -> None:
-    """``n_heads`` divides ``d_model``, and a rotating scheme (RoPE) has an even head width."""
-    if d_model % n_heads:
-        raise ValueError(
-            f"d_model={d_model} is not divisible by n_heads={n_heads}; pick n_heads "
-            f"among the divisors of d_model"
-        )
-    scheme = ATTENTION_SCHEMES[encoding]
-    if scheme.rotate and (d_model // n_heads) % 2:
-        raise ValueError(
-            f"{scheme.label} rotates pairs of entries, so the head width d_model / n_heads "
-            f"must be even, got {d_model // n_heads}; change d_model or n_heads"
-        )
+# ---------------------------------------------------------------------------
+# The configuration
 
 
-def _check_layer_sizes(d_model: int, d_ff: int) -> None:
-    """The largest weights of an :class:`EncoderLayer` fit in memory."""
-    check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
-    check_entries((d_ff, d_model), what="the weight of Linear(d_in, d_out)")
+def _even_heads(fields: dict[str, Any]) -> bool:
+    """A rotating scheme (RoPE) turns pairs: its heads must be of even width."""
+    scheme = ATTENTION_SCHEMES.get(fields["encoding"], ATTENTION_SCHEMES["none"])
+    return not scheme.rotate or (fields["d_model"] // fields["n_heads"]) % 2 == 0
+
+
+#: The conditions on fields taken together, each with the fields it reads (its message
+#: names the first and shows them all), checked after every field's own rule.
+_TOGETHER: tuple[tuple[tuple[str, ...], Condition], ...] = (
+    (
+        ("d_model", "n_heads"),
+        Condition(
+            "be divisible by n_heads",
+            lambda v: v["d_model"] % v["n_heads"] == 0,
+            "each head takes d_model / n_heads entries; pick n_heads among the divisors of d_model",
+        ),
+    ),
+    (
+        ("d_model", "encoding"),
+        Condition(
+            "be even with sinusoids added",
+            lambda v: v["encoding"] != "sinusoidal" or v["d_model"] % 2 == 0,
+            "each frequency fills a (sin, cos) pair; use an even d_model",
+        ),
+    ),
+    (
+        ("d_model", "n_heads", "encoding"),
+        Condition(
+            "leave heads of even width d_model / n_heads for a rotation",
+            _even_heads,
+            "the encoding rotates pairs of entries; change d_model or n_heads",
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Every size and option of a :class:`TokenModel`, checked once, when it is built.
+
+    A frozen dataclass, as nanoGPT's ``GPTConfig``: the layers read their fields from it,
+    and ``dataclasses.replace(config, n_layers=4)`` is another config, checked again.
+    Each field obeys a declared rule (``ModelConfig.__init__.constraints``), then the
+    fields that depend on each other are checked (the heads divide ``d_model``,
+    sinusoids and RoPE need pairs, every table fits in memory).
+
+    Parameters
+    ----------
+    vocab, d_model, n_heads, d_ff, n_layers : int
+        Token ids ``V``, width ``D``, heads ``H`` (dividing ``D``), feed-forward width
+        ``F`` and number of encoder layers (0 to 1024).
+    encoding : str
+        One of ``ENCODINGS``: added to the embeddings (``ADDED_ENCODINGS``) or applied
+        inside every attention layer (``ATTENTION_ENCODINGS``: ``"rope"``, ``"alibi"``).
+    max_len : int
+        Rows of a learned position table (other encodings fit any length).
+    scale_embeddings : bool
+        Multiply the embeddings by ``sqrt(D)``.
+    embedding_std, position_std : float
+        Standard deviations of the initial tables: the embedding's (None for ``1 /
+        sqrt(D)``), a learned position table's (1 as ``torch.nn.Embedding``, 0.02 as
+        nanoGPT and GPT-2).
+    norm_first, residual : bool
+        Pre-LN layers and a final LayerNorm, instead of the paper's post-LN; keep the
+        skip connections (False is an ablation, not a PyTorch option).
+    activation : {"relu", "gelu"}
+        Activation of the feed-forward blocks (exact GELU, as PyTorch).
+    n_outputs : int or None
+        Width of the head; None for ``vocab`` (predict a token).
+    seed : int
+        Seed of the generator that draws every initial weight.
+    eps : float
+        The ``eps`` of every LayerNorm (PyTorch's ``layer_norm_eps``).
+
+    Examples
+    --------
+    >>> config = ModelConfig(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2)
+    >>> config.encoding, config.attention    # sinusoids are added, not in attention
+    ('sinusoidal', 'none')
+    >>> ModelConfig(d_model=6, n_heads=4)
+    Traceback (most recent call last):
+    ...
+    ValueError: d_model must be divisible by n_heads, got {'d_model': 6, 'n_heads': 4}: ...
+    """
+
+    vocab: int = 10
+    d_model: int = 32
+    n_heads: int = 4
+    d_ff: int = 64
+    n_layers: int = 2
+    encoding: str = "sinusoidal"
+    max_len: int = 64
+    scale_embeddings: bool = True
+    embedding_std: float | None = None
+    norm_first: bool = False
+    activation: str = "relu"
+    n_outputs: int | None = None
+    seed: int = 0
+    residual: bool = True
+    position_std: float = 1.0
+    eps: float = 1e-5
+
+    def __post_init__(self) -> None:
+        for names, condition in _TOGETHER:
+            condition.check({name: getattr(self, name) for name in names}, names[0])
+        d_model, added = self.d_model, self.added
+        check_entries((self.vocab, d_model), what="the embedding table (vocab, d_model)")
+        if added == "learned":
+            check_entries(
+                (self.max_len, d_model), what="the learned position table (max_len, d_model)"
+            )
+        check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
+        check_entries((self.d_ff, d_model), what="the weight of Linear(d_in, d_out)")
+        check_entries((self.n_outputs or self.vocab, d_model), what="the head (n_outputs, d_model)")
+
+    @property
+    def added(self) -> str:
+        """The scheme added to the embeddings: ``encoding``, or ``"none"`` if in attention."""
+        return self.encoding if self.encoding in ADDED_ENCODINGS else "none"
+
+    @property
+    def attention(self) -> str:
+        """The scheme inside attention: ``encoding``, or ``"none"`` if added."""
+        return self.encoding if self.encoding in ATTENTION_ENCODINGS else "none"
+
+
+#: The rule of each field, applied by the dataclass's ``__init__`` (also on ``replace``).
+ModelConfig.__init__ = constrained(  # type: ignore[method-assign]
+    vocab=Integer(hint="such as 100 (the number of token ids)"),
+    d_model=_D_MODEL,
+    n_heads=_N_HEADS,
+    d_ff=Integer(hint="such as 4 * d_model"),
+    n_layers=Integer(0, MAX_LAYERS, hint="such as 2"),
+    encoding=Options(*ENCODINGS),
+    max_len=Integer(hint="such as 64 (the longest sequence)"),
+    scale_embeddings=FLAG,
+    embedding_std=Optional(_STD),
+    norm_first=FLAG,
+    activation=Options(*ACTIVATIONS),
+    n_outputs=Optional(Integer(hint="such as 10 (the classes)")),
+    seed=Integer(0, hint="such as 0"),
+    residual=FLAG,
+    position_std=_STD,
+    eps=_EPS,
+)(ModelConfig.__init__)
+
+
+class _Config(Constraint[ModelConfig]):
+    """A :class:`ModelConfig` (checked when it was built)."""
+
+    name = "config"
+    kind = "a sinpe.lab.nn.ModelConfig"
+    hint = "nn.ModelConfig(vocab=10, d_model=32, n_heads=4, d_ff=64, n_layers=2)"
+
+    def is_kind(self, value: object) -> bool:
+        return isinstance(value, ModelConfig)
+
+    def convert(self, value: Any) -> ModelConfig:
+        return value
+
+    def accepted(self) -> list[tuple[str, object]]:
+        return [("typical", ModelConfig()), ("pre-LN", ModelConfig(norm_first=True))]
+
+
+CONFIG = _Config()
 
 
 # ---------------------------------------------------------------------------
@@ -379,13 +539,13 @@ def _check_layer_sizes(d_model: int, d_ff: int) -> None:
 
 
 class Module:
-    """Parameters, their gradients, and named children (for PyTorch-style names).
+    """Parameters, their gradients, and the sub-modules found among its attributes.
 
-    The base class of the layers. A child is reached as an attribute,
-    ``layer.self_attn``; numbered children ``layers.0``, ``layers.1``, ... as a list,
-    ``model.layers[0]``. Calling a module runs its ``forward``, which caches what
-    ``backward(dout)`` needs; ``backward`` adds into ``grads`` and returns the gradient
-    with respect to the input.
+    The base class of the layers. A child is an attribute, ``layer.self_attn``, and
+    numbered children a list, ``model.layers[0]``; they are named as in PyTorch
+    (``"layers.0.self_attn.in_proj_weight"``). Calling a module runs its ``forward``,
+    which caches what ``backward(dout)`` needs; ``backward`` adds into ``grads`` and
+    returns the gradient with respect to the input.
 
     Attributes
     ----------
@@ -393,13 +553,11 @@ class Module:
         The module's own parameters, by PyTorch name (``"weight"``, ``"bias"``).
     grads : dict of str to numpy.ndarray
         Their gradients, same keys and shapes, accumulated by ``backward``.
-    children : dict of str to Module
-        Sub-modules, by name.
 
     Examples
     --------
     >>> from sinpe.lab import nn
-    >>> model = nn.TokenModel(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2)
+    >>> model = nn.TokenModel(nn.ModelConfig(vocab=10, d_model=8, n_heads=2, d_ff=16))
     >>> type(model.layers[1].self_attn).__name__, len(model.layers)
     ('MultiHeadAttention', 2)
     >>> model.num_parameters()  # 80 + 2 * (216 + 72 + 144 + 136 + 16 + 16) + 90
@@ -409,30 +567,24 @@ class Module:
     def __init__(self) -> None:
         self.params: dict[str, np.ndarray] = {}
         self.grads: dict[str, np.ndarray] = {}
-        self.children: dict[str, Module] = {}
 
-    def __getattr__(self, name: str):
-        # Called only when ordinary lookup fails: look among the children.
-        children = self.__dict__.get("children", {})
-        if name in children:
-            return children[name]
-        numbered = []
-        while f"{name}.{len(numbered)}" in children:
-            numbered.append(children[f"{name}.{len(numbered)}"])
-        if numbered:
-            return numbered
-        raise AttributeError(f"{type(self).__name__} has no attribute or sub-module {name!r}")
-
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    @classmethod
-    def _trusted(cls, *args, **kwargs):
-        """A child built by a parent that checked its arguments: ``_build``, no checks."""
-        module = cls.__new__(cls)
-        Module.__init__(module)
-        module._build(*args, **kwargs)
-        return module
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` of the sub-modules, in the order they were assigned."""
+        for name, value in vars(self).items():
+            if isinstance(value, Module):
+                yield name, value
+            elif isinstance(value, list):
+                modules = enumerate(item for item in value if isinstance(item, Module))
+                yield from ((f"{name}.{index}", item) for index, item in modules)
 
     def num_parameters(self) -> int:
         """The number of scalar parameters, children included."""
@@ -445,12 +597,12 @@ class Module:
     def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
         """Yield ``(name, parameter, gradient)``, named as ``state_dict`` keys after ``prefix``.
 
-        Own parameters first, then the children's in the order they were added; the arrays
-        themselves, not copies (updating them in place updates the module).
+        Own parameters first, then the children's in the order they were assigned; the
+        arrays themselves, not copies (updating them in place updates the module).
         """
         for name, value in self.params.items():
             yield prefix + name, value, self.grads[name]
-        for child_name, child in self.children.items():
+        for child_name, child in self.children():
             yield from child.named_parameters(f"{prefix}{child_name}.")
 
     def zero_grad(self) -> None:
@@ -462,7 +614,7 @@ class Module:
         """Copies of the parameters by PyTorch name, in the order of :meth:`named_parameters`."""
         return {name: value.copy() for name, value, _ in self.named_parameters()}
 
-    def load_state_dict(self, state_dict: dict[str, npt.ArrayLike]) -> None:
+    def load_state_dict(self, state_dict: Mapping[str, npt.ArrayLike]) -> None:
         """Copy arrays into the parameters (cast to their dtype); keys and shapes must match.
 
         KeyError for a missing or unexpected key, ValueError for a shape that differs.
@@ -490,7 +642,7 @@ class Module:
 
     def _modules(self) -> Iterator[Module]:
         yield self
-        for child in self.children.values():
+        for _, child in self.children():
             yield from child._modules()
 
 
@@ -514,7 +666,7 @@ class AttentionCache(NamedTuple):
     Examples
     --------
     >>> import numpy as np
-    >>> attention = MultiHeadAttention(8, 2, np.random.default_rng(0))
+    >>> attention = MultiHeadAttention(ModelConfig(d_model=8, n_heads=2), np.random.default_rng(0))
     >>> _ = attention(np.ones((1, 3, 8)))
     >>> attention.cache.q.shape, attention.cache.scale   # Dh = 4: 1 / sqrt(4)
     ((1, 2, 3, 4), 0.5)
@@ -546,14 +698,13 @@ class Linear(Module):
     ([[1.0, 2.0]], [[1.0, 1.0]])
     """
 
+    @constrained(
+        d_in=Integer(hint="such as 32 (the input width)"),
+        d_out=Integer(hint="such as 32 (the output width)"),
+    )
     def __init__(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
         super().__init__()
-        d_in = check_count(d_in, "d_in", hint="such as 32 (the input width)")
-        d_out = check_count(d_out, "d_out", hint="such as 32 (the output width)")
         check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
-        self._build(d_in, d_out, rng)
-
-    def _build(self, d_in: int, d_out: int, rng: np.random.Generator) -> None:
         bound = 1.0 / math.sqrt(d_in)
         self._add("weight", rng.uniform(-bound, bound, size=(d_out, d_in)))  # (out, in)
         self._add("bias", rng.uniform(-bound, bound, size=d_out))  # (out,)
@@ -592,15 +743,10 @@ class LayerNorm(Module):
     [[-1.0, 1.0]]
     """
 
-    @constrained(d_model=_D_MODEL)
+    @constrained(d_model=_D_MODEL, eps=_EPS)
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
         check_entries((d_model,), what="LayerNorm(d_model)'s weight")
-        self._build(
-            d_model, check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5")
-        )
-
-    def _build(self, d_model: int, eps: float) -> None:
         self.eps = eps
         self._add("weight", np.ones(d_model))  # (D,)
         self._add("bias", np.zeros(d_model))  # (D,)
@@ -626,6 +772,10 @@ class LayerNorm(Module):
         )
 
 
+#: A mask of :func:`attention_bias` (PyTorch's ``src_mask`` or padding mask), or None.
+Mask = npt.ArrayLike | None
+
+
 class MultiHeadAttention(Module):
     """Multi-head scaled dot-product self-attention with PyTorch's parameter layout.
 
@@ -640,16 +790,13 @@ class MultiHeadAttention(Module):
 
     Parameters
     ----------
-    d_model : int
-        Width ``D``.
-    n_heads : int
-        Number of heads ``H``; must divide ``d_model``.
+    config : ModelConfig
+        Its ``d_model``, ``n_heads`` and ``attention``: ``"none"`` or a scheme of
+        ``ATTENTION_ENCODINGS``, whose hooks ``forward`` calls: ``"rope"`` rotates
+        queries and keys by their positions, ``"alibi"`` adds a fixed bias
+        ``-m_h |i - j|`` per head.
     rng : numpy.random.Generator
         Source of the initial weights.
-    encoding : str, optional
-        ``"none"`` or a scheme of ``ATTENTION_ENCODINGS``, whose hooks ``forward``
-        calls: ``"rope"`` rotates queries and keys by their positions (head width
-        even), ``"alibi"`` adds a fixed bias ``-m_h |i - j|`` per head.
     frequencies : array_like of real, shape (head_width / 2,), optional
         RoPE's ``theta_i``, e.g. from :func:`sinpe.rope.scaled_frequencies`; by
         default ``10000 ** (-2 i / head_width)`` (attribute ``frequencies``, None).
@@ -662,48 +809,38 @@ class MultiHeadAttention(Module):
     Under a causal mask the first query can only look at itself:
 
     >>> import numpy as np
-    >>> attention = MultiHeadAttention(8, 2, np.random.default_rng(0))
+    >>> attention = MultiHeadAttention(ModelConfig(d_model=8, n_heads=2), np.random.default_rng(0))
     >>> attention(np.ones((1, 3, 8)), mask=causal_mask(3)).shape
     (1, 3, 8)
     >>> attention.attention_weights[0, :, 0].tolist()   # both heads, query 0
     [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
     """
 
-    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
+    @constrained(config=CONFIG, temperature=Real(1e-6, hint="such as 1.0 (at least 1e-6)"))
     def __init__(
         self,
-        d_model: int,
-        n_heads: int,
+        config: ModelConfig,
         rng: np.random.Generator,
         *,
-        encoding: str = "none",
         frequencies: npt.ArrayLike | None = None,
         temperature: float = 1.0,
     ) -> None:
         super().__init__()
-        check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
-        _check_heads(d_model, n_heads, encoding)
-        check_entries((3 * d_model, d_model), what="in_proj_weight of MultiHeadAttention")
-        self._build(d_model, n_heads, rng, encoding)
-        self._set_rope(frequencies, temperature, head_width=d_model // n_heads)
-
-    def _build(self, d_model: int, n_heads: int, rng: np.random.Generator, encoding: str) -> None:
-        self.n_heads, self.encoding = n_heads, encoding
-        self.scheme = ATTENTION_SCHEMES[encoding]  # its hooks: rotate q and k, bias scores
-        self.frequencies, self.temperature = None, 1.0
+        d_model, self.n_heads, self.encoding = config.d_model, config.n_heads, config.attention
+        self.scheme = ATTENTION_SCHEMES[self.encoding]  # its hooks: rotate q and k, bias scores
         bound = math.sqrt(6.0 / (d_model + 3 * d_model))  # Xavier uniform, as PyTorch
         self._add("in_proj_weight", rng.uniform(-bound, bound, size=(3 * d_model, d_model)))
         self._add("in_proj_bias", np.zeros(3 * d_model))
-        self.children["out_proj"] = Linear._trusted(d_model, d_model, rng)
+        self.out_proj = Linear(d_model, d_model, rng)
         self.out_proj.params["bias"][:] = 0.0
+        self._set_rope(frequencies, temperature, head_width=d_model // self.n_heads)
 
-    def _set_rope(self, frequencies, temperature: float, *, head_width: int) -> None:
-        """Check and keep RoPE's frequencies and the temperature of the scores."""
-        self.temperature = check_real(
-            temperature, "temperature", minimum=1e-6, hint="such as 1.0 (at least 1e-6)"
-        )
+    def _set_rope(
+        self, frequencies: npt.ArrayLike | None, temperature: float, *, head_width: int
+    ) -> None:
+        """Keep RoPE's frequencies (checked) and the temperature of the scores."""
+        self.temperature, self.frequencies = temperature, None
         if frequencies is None:
-            self.frequencies = None
             return
         if not self.scheme.rotate:
             rotating = " or ".join(
@@ -722,7 +859,12 @@ class MultiHeadAttention(Module):
             )
         self.frequencies = theta
 
-    def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
+    def forward(
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+    ) -> np.ndarray:
         """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; keeps weights and cache."""
         batch, length, width = x.shape  # (B, T, D)
         heads, head_width = self.n_heads, width // self.n_heads
@@ -775,99 +917,60 @@ class MultiHeadAttention(Module):
 class EncoderLayer(Module):
     """Self-attention and a feed-forward block, each with a residual and a LayerNorm.
 
-    Post-LN (the paper, PyTorch's default): ``h = norm1(x + attn(x))``,
-    ``y = norm2(h + ff(h))``. Pre-LN (``norm_first=True``):
-    ``h = x + attn(norm1(x))``, ``y = h + ff(norm2(h))``. ``ff(h) =
-    linear2(activation(linear1(h)))``. Parameter names are those of
-    ``torch.nn.TransformerEncoderLayer``; ``forward`` and ``backward`` take and return
-    what those of :class:`MultiHeadAttention` do.
+    Post-LN, as the paper and PyTorch's default: ``h = norm1(x + attn(x))``, ``y =
+    norm2(h + ff(h))``, with ``ff(h) = linear2(activation(linear1(h)))``. Its
+    subclasses are the other placements: :class:`PreNormEncoderLayer` and the
+    ablations without skip connections; :meth:`of` builds the one a config asks for.
+    Parameter names are those of ``torch.nn.TransformerEncoderLayer``; ``forward`` and
+    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
-    d_model, n_heads, rng, encoding
-        As :class:`MultiHeadAttention`.
-    d_ff : int
-        Width ``F`` of the feed-forward block.
-    norm_first : bool, optional
-        Pre-LN instead of post-LN.
-    activation : {"relu", "gelu"}, optional
-        Activation of the feed-forward block (exact GELU, as PyTorch).
-    eps : float, optional
-        The ``eps`` of both LayerNorms.
-    residual : bool, optional
-        Keep the skip connections. Without them (an ablation, not a PyTorch option)
-        post-LN is ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, pre-LN ``h =
-        attn(norm1(x))``, ``y = ff(norm2(h))``: the input reaches the output only
-        through what attention and the feed-forward block pass on.
+    config : ModelConfig
+        Its ``d_model``, ``n_heads``, ``d_ff``, ``activation``, ``eps`` and the scheme
+        of its attention (:class:`MultiHeadAttention`).
+    rng : numpy.random.Generator
+        Source of the initial weights.
 
     Examples
     --------
     A post-LN layer ends with a LayerNorm (weight 1, bias 0 at first), so every
     output vector has mean 0:
 
-    >>> import numpy as np
-    >>> layer = EncoderLayer(8, 2, 16, np.random.default_rng(0))
+    >>> import dataclasses, numpy as np
+    >>> config = ModelConfig(d_model=8, n_heads=2, d_ff=16)
+    >>> layer = EncoderLayer(config, np.random.default_rng(0))
     >>> x = np.random.default_rng(1).normal(size=(2, 3, 8))
     >>> y = layer(x)
     >>> y.shape, bool(np.allclose(y.mean(axis=-1), 0))
     ((2, 3, 8), True)
+    >>> pre = dataclasses.replace(config, norm_first=True, residual=False)
+    >>> type(EncoderLayer.of(pre, np.random.default_rng(0))).__name__
+    'PreNormNoResidualEncoderLayer'
     """
 
-    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
-    def __init__(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        rng: np.random.Generator,
-        *,
-        norm_first: bool = False,
-        activation: str = "relu",
-        eps: float = 1e-5,
-        encoding: str = "none",
-        residual: bool = True,
-    ) -> None:
+    #: Where the LayerNorms are (True: before each block), and whether blocks are skipped.
+    norm_first, residual = False, True
+
+    @constrained(config=CONFIG)
+    def __init__(self, config: ModelConfig, rng: np.random.Generator) -> None:
         super().__init__()
-        d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
-        check_choice(encoding, "encoding", ATTENTION_ENCODINGS)
-        _check_heads(d_model, n_heads, encoding)
-        _check_layer_sizes(d_model, d_ff)
-        self._build(
-            d_model,
-            n_heads,
-            d_ff,
-            rng,
-            norm_first=check_flag(norm_first, "norm_first"),
-            activation=check_choice(activation, "activation", ACTIVATIONS),
-            eps=check_real(eps, "eps", minimum=0.0, strict_minimum=True, hint="e.g. 1e-5"),
-            encoding=encoding,
-            residual=check_flag(residual, "residual"),
-        )
+        self.activation = config.activation
+        self.self_attn = MultiHeadAttention(config, rng)
+        self.linear1 = Linear(config.d_model, config.d_ff, rng)
+        self.linear2 = Linear(config.d_ff, config.d_model, rng)
+        self.norm1 = LayerNorm(config.d_model, config.eps)
+        self.norm2 = LayerNorm(config.d_model, config.eps)
 
-    def _build(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        rng: np.random.Generator,
-        *,
-        norm_first: bool,
-        activation: str,
-        eps: float,
-        encoding: str,
-        residual: bool,
-    ) -> None:
-        self.activation, self.norm_first, self.residual = activation, norm_first, residual
-        self.children["self_attn"] = MultiHeadAttention._trusted(d_model, n_heads, rng, encoding)
-        self.children["linear1"] = Linear._trusted(d_model, d_ff, rng)
-        self.children["linear2"] = Linear._trusted(d_ff, d_model, rng)
-        self.children["norm1"] = LayerNorm._trusted(d_model, eps)
-        self.children["norm2"] = LayerNorm._trusted(d_model, eps)
+    @staticmethod
+    @constrained(config=CONFIG)
+    def of(config: ModelConfig, rng: np.random.Generator) -> EncoderLayer:
+        """The layer ``config`` asks for: its ``norm_first`` and ``residual`` pick the class."""
+        return _LAYERS[config.norm_first, config.residual](config, rng)
 
-    @classmethod
+    @staticmethod
     def from_state_dict(
-        cls,
-        state_dict: dict[str, npt.ArrayLike],
+        state_dict: Mapping[str, npt.ArrayLike],
         n_heads: int,
         *,
         norm_first: bool = False,
@@ -887,7 +990,7 @@ class EncoderLayer(Module):
         A round trip through ``state_dict``:
 
         >>> import numpy as np
-        >>> layer = EncoderLayer(8, 2, 16, np.random.default_rng(0))
+        >>> layer = EncoderLayer(ModelConfig(d_model=8, n_heads=2), np.random.default_rng(0))
         >>> copy = EncoderLayer.from_state_dict(layer.state_dict(), n_heads=2)
         >>> x = np.random.default_rng(1).normal(size=(1, 4, 8))
         >>> bool(np.array_equal(copy(x), layer(x)))
@@ -897,114 +1000,144 @@ class EncoderLayer(Module):
         if "linear1.weight" not in arrays:
             raise KeyError("state_dict has no 'linear1.weight'; is it a TransformerEncoderLayer?")
         d_ff, d_model = arrays["linear1.weight"].shape
-        layer = cls(
-            d_model,
-            n_heads,
-            d_ff,
-            np.random.default_rng(0),
+        config = ModelConfig(
+            d_model=d_model,
+            n_heads=n_heads,
+            d_ff=d_ff,
+            encoding="none",
             norm_first=norm_first,
             activation=activation,
             eps=eps,
         )
+        layer = EncoderLayer.of(config, np.random.default_rng(0))
         layer.astype(arrays["linear1.weight"].dtype)
         layer.load_state_dict(arrays)
         return layer
 
-    def _feed_forward(self, h: np.ndarray) -> np.ndarray:
-        hidden = self.linear1.forward(h)  # (B, T, F)
-        self._hidden = hidden
-        act = _relu(hidden) if self.activation == "relu" else _gelu(hidden)
-        return self.linear2.forward(act)  # (B, T, D)
-
-    def _feed_forward_backward(self, dout: np.ndarray) -> np.ndarray:
-        dact = self.linear2.backward(dout)  # (B, T, F)
-        if self.activation == "relu":
-            dhidden = _relu_backward(dact, self._hidden)
-        else:
-            dhidden = _gelu_backward(dact, self._hidden)
-        return self.linear1.backward(dhidden)  # (B, T, D)
-
-    def forward(self, x: np.ndarray, mask=None, key_padding_mask=None) -> np.ndarray:
-        """The layer's output for ``x``, ``(B, T, D) -> (B, T, D)``; caches for backward."""
-        attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
-        if not self.residual:  # no skip connections: each block sees only the last output
-            if self.norm_first:
-                h = attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
-                return self._feed_forward(norm2.forward(h))
-            h = norm1.forward(attn.forward(x, mask, key_padding_mask))
-            return norm2.forward(self._feed_forward(h))
-        if self.norm_first:
-            h = x + attn.forward(norm1.forward(x), mask, key_padding_mask)  # (B, T, D)
-            return h + self._feed_forward(norm2.forward(h))
-        h = norm1.forward(x + attn.forward(x, mask, key_padding_mask))
-        return norm2.forward(h + self._feed_forward(h))
+    def forward(
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+    ) -> np.ndarray:
+        """Post-LN: the LayerNorms after the residual sums, ``(B, T, D) -> (B, T, D)``."""
+        h = self.norm1(x + self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
+        return self.norm2(h + self._feed_forward(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """Add the gradients of every sub-module; return the gradient of ``x``."""
-        attn, norm1, norm2 = self.self_attn, self.norm1, self.norm2
-        if not self.residual:  # the chain rule through each block, nothing skips it
-            if self.norm_first:
-                dh = norm2.backward(self._feed_forward_backward(dout))  # d attn output
-                return norm1.backward(attn.backward(dh))
-            dh = self._feed_forward_backward(norm2.backward(dout))  # d norm1 output
-            return attn.backward(norm1.backward(dh))
-        if self.norm_first:
-            dh = dout + norm2.backward(self._feed_forward_backward(dout))
-            return dh + norm1.backward(attn.backward(dh))
-        dsum2 = norm2.backward(dout)  # d(h + ff(h))
+        dsum2 = self.norm2.backward(dout)  # d(h + ff(h))
         dh = dsum2 + self._feed_forward_backward(dsum2)
-        dsum1 = norm1.backward(dh)  # d(x + attn(x))
-        return dsum1 + attn.backward(dsum1)
+        dsum1 = self.norm1.backward(dh)  # d(x + attn(x))
+        return dsum1 + self.self_attn.backward(dsum1)
+
+    def _feed_forward(self, h: np.ndarray) -> np.ndarray:
+        """``linear2(activation(linear1(h)))``, ``(B, T, D) -> (B, T, D)``."""
+        self._hidden = self.linear1(h)  # (B, T, F)
+        return self.linear2(_ACTIVATIONS[self.activation][0](self._hidden))
+
+    def _feed_forward_backward(self, dout: np.ndarray) -> np.ndarray:
+        dact = self.linear2.backward(dout)  # (B, T, F)
+        return self.linear1.backward(_ACTIVATIONS[self.activation][1](dact, self._hidden))
+
+
+class PreNormEncoderLayer(EncoderLayer):
+    """Pre-LN (``norm_first=True``, as GPT-2 and nanoGPT's ``Block``): ``h = x +
+    attn(norm1(x))``, ``y = h + ff(norm2(h))``; otherwise an :class:`EncoderLayer`.
+    """
+
+    norm_first = True
+
+    def forward(
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+    ) -> np.ndarray:
+        """Pre-LN: each block reads a LayerNorm of what it adds to, ``(B, T, D)``."""
+        h = x + self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
+        return h + self._feed_forward(self.norm2(h))  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """Add the gradients of every sub-module; return the gradient of ``x``."""
+        dh = dout + self.norm2.backward(self._feed_forward_backward(dout))
+        return dh + self.norm1.backward(self.self_attn.backward(dh))
+
+
+class NoResidualEncoderLayer(EncoderLayer):
+    """An ablation (``residual=False``, not a PyTorch option): post-LN without the skip
+    connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, so the input reaches the
+    output only through what attention and the feed-forward block pass on.
+    """
+
+    residual = False
+
+    def forward(
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+    ) -> np.ndarray:
+        """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
+        h = self.norm1(self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
+        return self.norm2(self._feed_forward(h))  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """The chain rule through each block, nothing skips it; the gradient of ``x``."""
+        dh = self._feed_forward_backward(self.norm2.backward(dout))  # d norm1 output
+        return self.self_attn.backward(self.norm1.backward(dh))
+
+
+class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
+    """The ablation of :class:`NoResidualEncoderLayer` in pre-LN: ``h =
+    attn(norm1(x))``, ``y = ff(norm2(h))``.
+    """
+
+    residual = False
+
+    def forward(
+        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+    ) -> np.ndarray:
+        """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
+        h = self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
+        return self._feed_forward(self.norm2(h))  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """The chain rule through each block, nothing skips it; the gradient of ``x``."""
+        dh = self.norm2.backward(self._feed_forward_backward(dout))  # d attn output
+        return self.norm1.backward(self.self_attn.backward(dh))
+
+
+#: The layer of each ``(norm_first, residual)`` of a config, chosen here only.
+_LAYERS: dict[tuple[bool, bool], type[EncoderLayer]] = {
+    (False, True): EncoderLayer,
+    (True, True): PreNormEncoderLayer,
+    (False, False): NoResidualEncoderLayer,
+    (True, False): PreNormNoResidualEncoderLayer,
+}
 
 
 class Embedding(Module):
-    """Token ids to vectors: a ``(vocab, d_model)`` table, times ``sqrt(d_model)`` if ``scale``.
+    """Token ids to vectors: a ``(vocab, d_model)`` table, times ``sqrt(d_model)`` if scaled.
 
-    The entries are drawn from ``rng``, normal with standard deviation ``std``, by
-    default ``1 / sqrt(D)``: after the ``sqrt(D)`` scaling each vector has a norm of
-    about ``sqrt(D)``, like an encoding vector (PyTorch's ``nn.Embedding`` uses 1).
+    The config's ``vocab``, ``d_model``, ``scale_embeddings`` and ``embedding_std``:
+    entries drawn from ``rng``, normal with that standard deviation, by default ``1 /
+    sqrt(D)``: after the ``sqrt(D)`` scaling each vector has a norm of about
+    ``sqrt(D)``, like an encoding vector (PyTorch's ``nn.Embedding`` uses 1).
     ``forward`` does not check the ids: :class:`TokenModel` does.
 
     Examples
     --------
     >>> import numpy as np
-    >>> embedding = Embedding(3, 4, np.random.default_rng(0), scale=True)
+    >>> embedding = Embedding(ModelConfig(vocab=3, d_model=4, n_heads=2), np.random.default_rng(0))
     >>> embedding.params["weight"][:] = 1.0
     >>> embedding(np.array([[0, 2]])).tolist()   # scaled by sqrt(4) = 2
     [[[2.0, 2.0, 2.0, 2.0], [2.0, 2.0, 2.0, 2.0]]]
     """
 
-    @constrained(d_model=_D_MODEL)
-    def __init__(
-        self,
-        vocab: int,
-        d_model: int,
-        rng: np.random.Generator,
-        *,
-        scale: bool,
-        std: float | None = None,
-    ):
+    @constrained(config=CONFIG)
+    def __init__(self, config: ModelConfig, rng: np.random.Generator) -> None:
         super().__init__()
-        vocab = check_count(vocab, "vocab", hint="such as 100 (the number of token ids)")
-        check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
-        if std is not None:
-            std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="e.g. 0.02")
-        self._build(vocab, d_model, rng, scale=check_flag(scale, "scale"), std=std)
-
-    def _build(
-        self, vocab: int, d_model: int, rng: np.random.Generator, *, scale: bool, std: float | None
-    ) -> None:
-        self.factor = math.sqrt(d_model) if scale else 1.0
-        # Default entries N(0, 1/D): after the sqrt(D) scaling each vector has norm
-        # about sqrt(D); PyTorch's nn.Embedding uses std 1.
-        if std is None:
-            std = d_model**-0.5
-        self._add("weight", rng.normal(0.0, std, size=(vocab, d_model)))
+        d_model, std = config.d_model, config.embedding_std
+        self.factor = math.sqrt(d_model) if config.scale_embeddings else 1.0
+        std = d_model**-0.5 if std is None else std  # N(0, 1/D): vectors of norm ~ sqrt(D)
+        self._add("weight", rng.normal(0.0, std, size=(config.vocab, d_model)))
 
     def forward(self, tokens: np.ndarray) -> np.ndarray:
         """Rows of the table times the scale, ``(B, T) -> (B, T, D)``; ids unchecked here."""
         self._tokens = tokens  # (B, T) int
-        return self.params["weight"][tokens] * self.factor  # (B, T, D)
+        return self.params["weight"][tokens] * self.factor
 
     def backward(self, dout: np.ndarray) -> None:
         """Add the gradient of the table; return None (ids have no gradient)."""
@@ -1014,65 +1147,29 @@ class Embedding(Module):
 class PositionalEncoding(Module):
     """Add position information to embeddings: sinusoids, a learned table, or nothing.
 
-    Parameters
-    ----------
-    d_model : int
-        Width ``D``; even for ``"sinusoidal"``.
-    max_len : int
-        Rows of the learned table: longer inputs raise ValueError (checked, unused by
-        the other encodings, which fit any length).
-    rng : numpy.random.Generator
-        Source of the learned table.
-    encoding : {"sinusoidal", "learned", "none"}, optional
-        What to add.
-    base : float, optional
-        The constant ``C`` of the sinusoids.
-    std : float, optional
-        Standard deviation of the learned table's initial entries: 1 as
-        ``torch.nn.Embedding``, 0.02 as nanoGPT and Hugging Face's GPT-2.
+    What the config adds (its ``added``: ``"sinusoidal"``, ``"learned"``, or ``"none"``
+    when the scheme acts inside attention), ``d_model`` wide; a learned table has
+    ``max_len`` rows, drawn from ``rng`` with standard deviation ``position_std``.
+    ``base`` is the constant ``C`` of the sinusoids.
 
     Examples
     --------
     >>> import numpy as np, sinpe
-    >>> added = PositionalEncoding(4, 16, np.random.default_rng(0))(np.zeros((1, 3, 4)))
+    >>> config = ModelConfig(d_model=4, n_heads=2)
+    >>> added = PositionalEncoding(config, np.random.default_rng(0))(np.zeros((1, 3, 4)))
     >>> bool(np.array_equal(added[0], sinpe.positional_encoding(np.arange(3), 4)))
     True
     """
 
-    @constrained(d_model=_D_MODEL, base=BASE)
+    @constrained(config=CONFIG, base=BASE)
     def __init__(
-        self,
-        d_model: int,
-        max_len: int,
-        rng: np.random.Generator,
-        *,
-        encoding: str = "sinusoidal",
-        base: float = 10000.0,
-        std: float = 1.0,
+        self, config: ModelConfig, rng: np.random.Generator, *, base: float = 10000.0
     ) -> None:
         super().__init__()
-        check_choice(encoding, "encoding", ADDED_ENCODINGS)
-        std = check_real(std, "std", minimum=0.0, strict_minimum=True, hint="such as 0.02")
-        if encoding == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
-            d_model = Width.paired(d_model)
-        max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
-        if encoding == "learned":
-            check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        self._build(d_model, max_len, rng, encoding=encoding, base=base, std=std)
-
-    def _build(
-        self,
-        d_model: int,
-        max_len: int,
-        rng: np.random.Generator,
-        *,
-        encoding: str,
-        base: float,
-        std: float,
-    ) -> None:
-        self.encoding, self.d_model, self.max_len, self.base = encoding, d_model, max_len, base
-        if encoding == "learned":
-            self._add("weight", rng.normal(0.0, std, size=(max_len, d_model)))
+        d_model, max_len = config.d_model, config.max_len
+        self.encoding, self.d_model, self.max_len, self.base = config.added, d_model, max_len, base
+        if self.encoding == "learned":
+            self._add("weight", rng.normal(0.0, config.position_std, size=(max_len, d_model)))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """``x`` plus positions ``0 .. T-1``, ``(..., T, D)``; learned: raises past max_len."""
@@ -1099,124 +1196,36 @@ class PositionalEncoding(Module):
 
 
 class TokenModel(Module):
-    """Embedding (+ position) -> encoder layers -> per-token logits.
+    """Embedding (+ position) -> encoder layers -> per-token logits, as ``config`` says.
 
     ``logits = head(layers(PE(embedding(tokens) * sqrt(D))))``, with a final LayerNorm
     when the layers are pre-LN. Children: ``embedding`` (:class:`Embedding`),
-    ``position`` (:class:`PositionalEncoding`), ``layers.0`` ...
-    (:class:`EncoderLayer`), ``norm`` (pre-LN only) and ``head`` (:class:`Linear`).
-    Its methods take ``tokens`` of shape ``(B, T)``, ids in ``[0, vocab)``, and the
-    masks of :func:`attention_bias`.
-
-    Parameters
-    ----------
-    vocab : int
-        Number of token ids ``V``.
-    d_model, n_heads, d_ff, norm_first, activation, residual
-        As :class:`EncoderLayer`, for every layer.
-    n_layers : int
-        Number of encoder layers, from 0 to 1024.
-    encoding : str, optional
-        The position scheme, one of ``ENCODINGS``: added to the embeddings
-        (``ADDED_ENCODINGS``) or applied inside every attention layer
-        (``ATTENTION_ENCODINGS``, such as ``"rope"`` and ``"alibi"``).
-    max_len, position_std
-        ``max_len`` and ``std`` of :class:`PositionalEncoding`.
-    scale_embeddings, embedding_std
-        ``scale`` and ``std`` of :class:`Embedding`.
-    n_outputs : int, optional
-        Width of the head; by default ``vocab`` (predict a token).
-    seed : int, optional
-        Seed of the generator that draws every initial weight.
+    ``position`` (:class:`PositionalEncoding`), ``layers.0`` ... (the
+    :class:`EncoderLayer` the config asks for, :meth:`EncoderLayer.of`), ``norm``
+    (pre-LN only, else None) and ``head`` (:class:`Linear`). Its methods take
+    ``tokens`` of shape ``(B, T)``, ids in ``[0, vocab)``, and the masks of
+    :func:`attention_bias`. Every initial weight is drawn from one generator seeded
+    with ``config.seed``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> model = TokenModel(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2)
+    >>> model = TokenModel(ModelConfig(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=2))
     >>> tokens = np.array([[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]])
     >>> model(tokens).shape, len(model.hidden_states(tokens))   # (B, T, V); n_layers + 1
     ((2, 5, 10), 3)
     """
 
-    @constrained(d_model=_D_MODEL, n_heads=_N_HEADS)
-    def __init__(
-        self,
-        vocab: int,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        n_layers: int,
-        *,
-        encoding: str = "sinusoidal",
-        max_len: int = 64,
-        scale_embeddings: bool = True,
-        embedding_std: float | None = None,
-        norm_first: bool = False,
-        activation: str = "relu",
-        n_outputs: int | None = None,
-        seed: int = 0,
-        residual: bool = True,
-        position_std: float = 1.0,
-    ) -> None:
+    @constrained(config=CONFIG)
+    def __init__(self, config: ModelConfig) -> None:
         super().__init__()
-        # The one check of every argument: the children are built without theirs.
-        check_choice(encoding, "encoding", ENCODINGS)
-        in_attention = encoding if encoding in ATTENTION_ENCODINGS else "none"
-        added = "none" if in_attention != "none" else encoding
-        n_layers = check_count(
-            n_layers, "n_layers", minimum=0, maximum=MAX_LAYERS, hint="such as 2"
-        )
-        if n_outputs is not None:
-            n_outputs = check_count(n_outputs, "n_outputs", hint="such as 10 (the classes)")
-        rng = np.random.default_rng(check_count(seed, "seed", minimum=0, hint="such as 0"))
-        self.vocab = vocab = check_count(
-            vocab, "vocab", hint="such as 100 (the number of token ids)"
-        )
-        if added == "sinusoidal":  # the sinusoids fill (sin, cos) pairs
-            d_model = Width.paired(d_model)
-        d_ff = check_count(d_ff, "d_ff", hint="such as 4 * d_model")
-        max_len = check_count(max_len, "max_len", hint="such as 64 (the longest sequence)")
-        scale_embeddings = check_flag(scale_embeddings, "scale_embeddings")
-        residual = check_flag(residual, "residual")
-        norm_first = check_flag(norm_first, "norm_first")
-        activation = check_choice(activation, "activation", ACTIVATIONS)
-        if embedding_std is not None:
-            embedding_std = check_real(
-                embedding_std, "embedding_std", minimum=0.0, strict_minimum=True
-            )
-        position_std = check_real(
-            position_std, "position_std", minimum=0.0, strict_minimum=True, hint="such as 0.02"
-        )
-        _check_heads(d_model, n_heads, in_attention)
-        check_entries((vocab, d_model), what="the embedding table (vocab, d_model)")
-        if added == "learned":
-            check_entries((max_len, d_model), what="the learned position table (max_len, d_model)")
-        if n_layers:
-            _check_layer_sizes(d_model, d_ff)
-        check_entries((n_outputs or vocab, d_model), what="the weight of Linear(d_in, d_out)")
-
-        self.children["embedding"] = Embedding._trusted(
-            vocab, d_model, rng, scale=scale_embeddings, std=embedding_std
-        )
-        self.children["position"] = PositionalEncoding._trusted(
-            d_model, max_len, rng, encoding=added, base=10000.0, std=position_std
-        )
-        for index in range(n_layers):
-            self.children[f"layers.{index}"] = EncoderLayer._trusted(
-                d_model,
-                n_heads,
-                d_ff,
-                rng,
-                norm_first=norm_first,
-                activation=activation,
-                eps=1e-5,
-                encoding=in_attention,
-                residual=residual,
-            )
-        self.n_layers, self.norm_first = n_layers, norm_first
-        if norm_first:
-            self.children["norm"] = LayerNorm._trusted(d_model, 1e-5)
-        self.children["head"] = Linear._trusted(d_model, n_outputs or vocab, rng)
+        rng = np.random.default_rng(config.seed)
+        self.config, self.vocab, self.n_layers = config, config.vocab, config.n_layers
+        self.embedding = Embedding(config, rng)
+        self.position = PositionalEncoding(config, rng)
+        self.layers = [EncoderLayer.of(config, rng) for _ in range(config.n_layers)]
+        self.norm = LayerNorm(config.d_model, config.eps) if config.norm_first else None
+        self.head = Linear(config.d_model, config.n_outputs or config.vocab, rng)
 
     def _ids(self, tokens: npt.ArrayLike) -> np.ndarray:
         """``tokens`` checked: integer ids in ``[0, vocab)``, shape ``(B, T)``."""
@@ -1224,39 +1233,33 @@ class TokenModel(Module):
             tokens, "tokens", ndim=2, minimum=0, below=self.vocab, hint="np.array([[1, 2, 3]])"
         )
 
-    def forward(self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None) -> np.ndarray:
+    def forward(
+        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
+    ) -> np.ndarray:
         """The logits, ``(B, T) -> (B, T, n_outputs)``; caches what :meth:`backward` needs."""
-        ids = self._ids(tokens)
-        h = self.position.forward(self.embedding.forward(ids))
-        for index in range(self.n_layers):
-            h = self.layers[index].forward(h, mask, key_padding_mask)
-        if self.norm_first:
-            h = self.norm.forward(h)
-        return self.head.forward(h)  # (B, T, V_out)
+        h = self.hidden_states(tokens, mask, key_padding_mask)[-1]  # (B, T, D)
+        return self.head(h if self.norm is None else self.norm(h))
 
     def hidden_states(
-        self, tokens: npt.ArrayLike, mask=None, key_padding_mask=None
+        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
     ) -> list[np.ndarray]:
         """What the layers see: the input to the first layer, then every layer's output.
 
         ``n_layers + 1`` arrays ``(B, T, D)`` (the last before a pre-LN model's final
         LayerNorm). Runs a forward pass, so ``backward`` then follows these tokens.
         """
-        ids = self._ids(tokens)
-        h = self.position.forward(self.embedding.forward(ids))
-        states = [h]
-        for index in range(self.n_layers):
-            h = self.layers[index].forward(h, mask, key_padding_mask)
-            states.append(h)
+        states = [self.position(self.embedding(self._ids(tokens)))]  # (B, T, D)
+        for layer in self.layers:
+            states.append(layer(states[-1], mask, key_padding_mask))
         return states
 
     def backward(self, dlogits: np.ndarray) -> None:
         """Add the gradients of every parameter, given those of the last logits."""
         dh = self.head.backward(dlogits)
-        if self.norm_first:
+        if self.norm is not None:
             dh = self.norm.backward(dh)
-        for index in reversed(range(self.n_layers)):
-            dh = self.layers[index].backward(dh)
+        for layer in reversed(self.layers):
+            dh = layer.backward(dh)
         self.embedding.backward(self.position.backward(dh))
 
 
@@ -1279,52 +1282,48 @@ class MLP(Module):
     [[0.5], [0.5]]
     """
 
+    @constrained(output=Options("linear", "sigmoid"))
     def __init__(
         self, sizes: list[int], rng: np.random.Generator, *, output: str = "linear"
     ) -> None:
         super().__init__()
-        check_choice(output, "output", ("linear", "sigmoid"))
         if not isinstance(sizes, (list, tuple, np.ndarray)):
             raise TypeError(
                 f"sizes must be a list of layer widths, got {type(sizes).__name__}; "
                 f"pass e.g. [2, 64, 1]"
             )
-        sizes = [
+        # The entries of a list: a rule declares one argument, so each is checked here.
+        widths = [
             check_count(size, f"sizes[{i}]", hint="such as 64") for i, size in enumerate(sizes)
         ]
-        if len(sizes) < 2:
+        if len(widths) < 2:
             raise ValueError(
-                f"sizes needs at least an input and an output width, got {sizes}; "
+                f"sizes needs at least an input and an output width, got {widths}; "
                 f"pass e.g. [2, 64, 1]"
             )
-        self.output, self.depth = output, len(sizes) - 1
-        for d_in, d_out in itertools.pairwise(sizes):
+        for d_in, d_out in itertools.pairwise(widths):
             check_entries((d_out, d_in), what="the weight of Linear(d_in, d_out)")
-        for index, (d_in, d_out) in enumerate(itertools.pairwise(sizes)):
-            self.children[f"layers.{index}"] = Linear._trusted(d_in, d_out, rng)
+        self.output = output
+        self.layers = [Linear(d_in, d_out, rng) for d_in, d_out in itertools.pairwise(widths)]
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The output, ``(N, in) -> (N, out)``; ValueError if ``x`` is not ``in`` wide."""
-        self._pre = []  # pre-activations of the hidden layers, (N, hidden)
-        h = x  # (N, in)
-        for index in range(self.depth):
-            h = self.layers[index].forward(h)
-            if index < self.depth - 1:
-                self._pre.append(h)
-                h = _relu(h)
+        self._pre: list[np.ndarray] = []  # pre-activations of the hidden layers, (N, hidden)
+        for layer in self.layers[:-1]:
+            self._pre.append(layer(x))
+            x = _relu(self._pre[-1])
+        out = self.layers[-1](x)  # (N, out)
         if self.output == "sigmoid":
-            h = 1.0 / (1.0 + np.exp(-h))
-            self._out = h
-        return h  # (N, out)
+            out = self._out = 1.0 / (1.0 + np.exp(-out))
+        return out
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """Add the gradients of every layer; return the gradient of ``x``, ``(N, in)``."""
         if self.output == "sigmoid":
             dout = dout * self._out * (1.0 - self._out)
-        for index in reversed(range(self.depth)):
-            if index < self.depth - 1:
-                dout = _relu_backward(dout, self._pre[index])
-            dout = self.layers[index].backward(dout)
+        dout = self.layers[-1].backward(dout)
+        for layer, pre in zip(self.layers[-2::-1], self._pre[::-1], strict=True):
+            dout = layer.backward(_relu_backward(dout, pre))
         return dout
 
 

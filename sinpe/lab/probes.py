@@ -103,7 +103,7 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
     >>> import numpy as np
     >>> from sinpe.lab import nn
     >>> from sinpe.lab.probes import query_key_form
-    >>> model = nn.TokenModel(4, 2, 1, 4, 1)
+    >>> model = nn.TokenModel(nn.ModelConfig(vocab=4, d_model=2, n_heads=1, d_ff=4, n_layers=1))
     >>> weight = model.layers[0].self_attn.params["in_proj_weight"]
     >>> weight[:2], weight[2:4] = np.eye(2), 2 * np.eye(2)
     >>> query_key_form(model).round(6).tolist()
@@ -530,7 +530,8 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
 
     >>> import numpy as np
     >>> from sinpe.lab import nn
-    >>> model = nn.TokenModel(10, 8, 2, 16, 1, encoding="none", seed=0)
+    >>> config = nn.ModelConfig(d_model=8, n_heads=2, d_ff=16, n_layers=1, encoding="none")
+    >>> model = nn.TokenModel(config)
     >>> round(attention_peak(model, np.zeros((2, 6), dtype=int)), 6)
     0.166667
     """
@@ -554,8 +555,8 @@ def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.n
     >>> import numpy as np
     >>> from sinpe.lab import nn
     >>> reverse = np.array([3, 2, 1, 0])
-    >>> equivariance_gap(nn.TokenModel(4, 4, 2, 8, 0, encoding="sinusoidal"),
-    ...                  np.array([[0, 1, 2, 3]]), reverse) > 0.1
+    >>> config = nn.ModelConfig(vocab=4, d_model=4, n_heads=2, d_ff=8, n_layers=0)
+    >>> equivariance_gap(nn.TokenModel(config), np.array([[0, 1, 2, 3]]), reverse) > 0.1
     True
     """
     ids = nn._checked_tokens(model, tokens)

@@ -293,7 +293,7 @@ def train(
     >>> import numpy as np
     >>> from sinpe.lab import nn
     >>> from sinpe.lab.tasks import reversal_task
-    >>> model = nn.TokenModel(10, 8, 2, 16, 1, seed=0)
+    >>> model = nn.TokenModel(nn.ModelConfig(vocab=10, d_model=8, n_heads=2, d_ff=16, n_layers=1))
     >>> held_out = reversal_task(np.random.default_rng(1), 4, 6, 10)
     >>> log = train(model, reversal_task, steps=4, length=6, vocab=10, batch=8,
     ...             held_out=held_out, eval_every=2)
@@ -473,7 +473,8 @@ def token_accuracy(
 
     >>> import numpy as np
     >>> from sinpe.lab import nn
-    >>> model = nn.TokenModel(4, 4, 2, 8, 0, encoding="none")
+    >>> config = nn.ModelConfig(vocab=4, d_model=4, n_heads=2, d_ff=8, n_layers=0, encoding="none")
+    >>> model = nn.TokenModel(config)
     >>> model.embedding.params["weight"][:] = np.eye(4)
     >>> model.head.params["weight"][:] = np.eye(4)
     >>> tokens = np.array([[0, 1, 2, 3]])
