@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import BASE, check_float_array, check_integer_array, constrained
+from sinpe._validation import BASE, POSITIONS, check_float_array, check_integer_array, constrained
 from sinpe.core import frequencies as _ladder
 from sinpe.rope import apply_rope
 
@@ -75,7 +75,7 @@ def mrope_axes(mrope_section: Sequence[int]) -> np.ndarray:
     return entries[:pairs]
 
 
-@constrained(base=BASE)
+@constrained(positions=POSITIONS, base=BASE)
 def apply_mrope(
     x: npt.ArrayLike,
     positions: npt.ArrayLike,
