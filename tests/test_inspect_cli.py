@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from sources import (
 
 from sinpe.checkpoint import files
 from sinpe.checkpoint.cli import main
+from sinpe.checkpoint.models import SHIPPED_CONFIGS
 
 F32 = np.float32
 ROWS, WIDTH = 300, 64
@@ -577,6 +579,25 @@ def test_python_dash_m_sinpe(tmp_path):
     )
     assert broken.returncode == 2 and "Traceback" not in broken.stderr
     assert broken.stderr.strip() == f"sinpe inspect: error: no such file: {tmp_path / 'x.npy'}"
+
+
+@pytest.mark.parametrize("flags", [[], ["--json"]])
+def test_a_reader_that_stops_reading_gets_no_traceback(flags):
+    """``sinpe inspect ... | head``: the pipe closes early; the status stays the report's.
+
+    ``true`` exits without reading, long before Python has started, so every write fails.
+    """
+    folder = SHIPPED_CONFIGS / "Meta-Llama-3.1-8B"
+    command = [sys.executable, "-m", "sinpe", "inspect", str(folder), *flags]
+    done = subprocess.run(
+        f"{shlex.join(command)} | true; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+    )
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
 
 
 def test_the_installed_console_script(tmp_path):

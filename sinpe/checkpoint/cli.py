@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -333,14 +334,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"file": arguments.path, "error": message, "exit": 2}, indent=2))
         print(f"sinpe inspect: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    status = report.exit_code
-    if arguments.json:
-        found = report.as_dict()
-        for entry in found["encodings"]:
-            entry.pop("inv_freq", None)
-        found["tensors"] = [e.details["tensor"] for e in report.encodings if "tensor" in e.details]
-        found["tensors"] += [{"error": message} for message in report.unreadable]
-        print(json.dumps(found, indent=2, default=_json_ready))
-    else:
-        _print_report(report)
-    return status
+    try:
+        if arguments.json:
+            _print_json(report)
+        else:
+            _print_report(report)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `sinpe inspect ... | head`: the reader stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return report.exit_code
+
+
+def _print_json(report: Report) -> None:
+    found = report.as_dict()
+    for entry in found["encodings"]:
+        entry.pop("inv_freq", None)
+    found["tensors"] = [e.details["tensor"] for e in report.encodings if "tensor" in e.details]
+    found["tensors"] += [{"error": message} for message in report.unreadable]
+    print(json.dumps(found, indent=2, default=_json_ready))
