@@ -753,15 +753,15 @@ MUTANTS: list[Mutant] = [
     M(
         "lab/nn.py",
         "PositionalEncoding.forward",
-        "positional_encoding(np.arange(length), self.d_model, base=self.base)",
-        "positional_encoding(np.arange(1, length + 1), self.d_model, self.base)",
+        "np.arange(length) if positions is None else positions",
+        "np.arange(1, length + 1) if positions is None else positions",
         "PositionalEncoding: positions start at 1",
     ),
     M(
         "lab/nn.py",
         "PositionalEncoding.forward",
-        "positional_encoding(np.arange(length), self.d_model, base=self.base)",
-        "positional_encoding(np.arange(length), self.d_model)",
+        "positional_encoding(where, self.d_model, base=self.base)",
+        "positional_encoding(where, self.d_model)",
         "PositionalEncoding: base ignored",
     ),
     M(

@@ -36,6 +36,7 @@ __all__ = [
     "correct_digits",
     "low_precision_bound",
     "low_precision_frequencies",
+    "recurrence_frequencies",
     "reference_encoding",
     "sincos",
     "to_bfloat16",
@@ -186,6 +187,38 @@ def low_precision_bound(
     low = low_precision_frequencies(d_model, "float32", base=base, recipe=recipe)
     unit = 2.0**-24
     return where * np.abs(low - frequencies(d_model, base=base)) + unit * where * low + 2 * unit
+
+
+@constrained(d_model=D_MODEL, base=BASE)
+def recurrence_frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
+    """The frequencies built in float64 by the recurrence ``w_(i+1) = w_i * w_1``.
+
+    ``w_1`` is the correctly rounded ``base ** (-2 / d_model)`` of
+    :func:`sinpe.frequencies`; each later rung is one more float64 product, so the
+    roundings add up and the relative error of ``w_i`` grows with ``i`` (at most about
+    ``i`` units of ``2**-52``). The allowance ``(2 + |ln base|) * 2**-52`` of the float64
+    bound (chapter 7) covers a power computed directly, each ``w_i`` from its own
+    exponent; it does not cover this ladder at large widths.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(d_model // 2,)``; ``w_0 = 1`` and ``w_1`` exact as in
+        :func:`sinpe.frequencies`.
+
+    Examples
+    --------
+    >>> import numpy as np, sinpe, sinpe.numerics as numerics
+    >>> bool(numerics.recurrence_frequencies(8)[1] == sinpe.frequencies(8)[1])
+    True
+    >>> ladder, exact = numerics.recurrence_frequencies(4096), sinpe.frequencies(4096)
+    >>> bool(np.max(np.abs(ladder - exact) / exact) > 100 * 2.0**-52)
+    True
+    """
+    exact = frequencies(d_model, base=base)  # validates d_model and base
+    steps = np.full(exact.size, exact[1] if exact.size > 1 else 1.0)
+    steps[0] = 1.0
+    return np.multiply.accumulate(steps)  # one product per rung, in order
 
 
 @constrained(

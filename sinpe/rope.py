@@ -2,8 +2,9 @@
 
 Su et al. (2021) rotate each pair of entries of a query or key vector by an angle
 proportional to its position, with the frequencies of the sinusoidal encoding,
-``theta_i = base ** (-2 i / d)``; then ``RoPE(q, m) . RoPE(k, n)`` depends on ``m - n``
-only. The two layouts are those of a sinusoidal table (:data:`sinpe.LAYOUTS`):
+``theta_i = base ** (-2 i / d)``; then ``RoPE(q, m) . RoPE(k, n)`` depends on the
+positions only through ``m - n`` (and on ``q`` and ``k``). The two layouts are those of
+a sinusoidal table (:data:`sinpe.LAYOUTS`):
 
 * ``"interleaved"`` -- pairs ``(x_2i, x_2i+1)``: RoFormer, Meta's Llama, GPT-J;
 * ``"concat"`` (alias ``"half"``) -- pairs ``(x_i, x_(i + d/2))`` (Hugging Face's
@@ -11,10 +12,13 @@ only. The two layouts are those of a sinusoidal table (:data:`sinpe.LAYOUTS`):
 
 With ``P = [0, 2, 4, ..., 1, 3, 5, ...]``, ``concat(P x) = P interleaved(x)``, so
 converting checkpoints permutes the query and key rows (:func:`convert_qk_weight`), as
-Hugging Face's ``convert_llama_weights_to_hf.py`` does; mixing the layouts up gives
-fluent garbage (transformers #25199). Context extension rescales the frequencies
-(:func:`scaled_frequencies`, :func:`llama3_frequencies`, :func:`yarn_temperature`).
-NumPy only.
+Hugging Face's ``convert_llama_weights_to_hf.py`` does; mixing the layouts up gives a
+model that loads and runs but writes gibberish, as users reported after conversions
+(https://github.com/karpathy/llama2.c/pull/286, "starts degenerating and printing
+gibberish after ~20 or more tokens"; https://github.com/jzhang38/TinyLlama/issues/24;
+https://github.com/ggml-org/llama.cpp/issues/2376). Context extension rescales the
+frequencies (:func:`scaled_frequencies`, :func:`llama3_frequencies`,
+:func:`yarn_temperature`). NumPy only.
 """
 
 from __future__ import annotations

@@ -275,6 +275,7 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.numerics.low_precision_bound": Case(numerics.low_precision_bound),
     "sinpe.numerics.low_precision_frequencies": Case(numerics.low_precision_frequencies),
+    "sinpe.numerics.recurrence_frequencies": Case(numerics.recurrence_frequencies),
     "sinpe.geometry.nearest_distinct_position": Case(geometry.nearest_distinct_position),
     "sinpe.geometry.principal_plane": Case(
         geometry.principal_plane, lambda: dict(vectors=_matrix())
@@ -551,6 +552,10 @@ CASES: dict[str, Case] = {
     "sinpe.lab.nn.gelu": Case(nn.gelu, lambda: dict(x=_matrix(2, 3))),
     "sinpe.lab.nn.gelu_backward": Case(
         nn.gelu_backward, lambda: dict(dout=_matrix(2, 3), x=_matrix(2, 3, seed=1))
+    ),
+    "sinpe.lab.probes.principal_angles": Case(
+        probes.principal_angles,
+        lambda: dict(first=_matrix(2, 3), second=_matrix(3, 3, seed=1)),
     ),
     "sinpe.lab.probes.linear_probe": Case(
         probes.linear_probe,

@@ -587,3 +587,34 @@ def test_huge_and_tiny_entries_give_the_same_shares_and_residuals(scale):
     form = rng.normal(size=(4, 4))
     blocks = probes.pair_blocks(scale * form / np.abs(form).max())
     assert all(np.isfinite(part).all() for part in blocks)
+
+
+# issue 40: how nearly orthogonal the token and position subspaces are (chapter 4)
+def test_principal_angles_against_planes_of_known_angles():
+    # two planes in R^4 at 30 and 70 degrees (Jordan's canonical pair), rotated at random
+    a, b = np.radians([30.0, 70.0])
+    first = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    second = np.array([[np.cos(a), 0, np.sin(a), 0], [0, np.cos(b), 0, np.sin(b)]])
+    turn, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(4, 4)))
+    mixed = np.array([[2.0, 1.0], [0.5, -3.0]])  # another basis of the same plane
+    angles = probes.principal_angles(first @ turn, mixed @ second @ turn)
+    np.testing.assert_allclose(angles, [30.0, 70.0], atol=1e-9)
+    # a repeated row adds no dimension; orthogonal spans are at 90 degrees
+    np.testing.assert_allclose(
+        probes.principal_angles([[1.0, 0, 0], [2.0, 0, 0]], [[0, 1.0, 0], [0, 0, 1.0]]), [90.0]
+    )
+    assert probes.principal_angles(np.eye(3), np.eye(3)[:2]).max() < 1e-6
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "error", "words"),
+    [
+        (np.zeros((2, 3)), np.eye(3), ValueError, "spans nothing"),
+        (np.eye(3), np.eye(4), ValueError, "same width"),
+        ([[np.nan, 0.0]], [[1.0, 0.0]], ValueError, "first"),
+        (np.ones(3), np.eye(3), ValueError, "first"),
+    ],
+)
+def test_principal_angles_refuse_what_spans_nothing(first, second, error, words):
+    with pytest.raises(error, match=words):
+        probes.principal_angles(first, second)

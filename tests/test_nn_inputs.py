@@ -278,3 +278,52 @@ def test_a_model_config_checks_each_field_once_and_the_model_trusts_it(monkeypat
     calls.clear()
     nn.EncoderLayer(config, np.random.default_rng(0))
     assert calls["config"] == 2, calls  # the layer's and its attention's
+
+
+# issue 40: positions= for left padding (chapter 6)
+PADDED = np.array([[1, 2, 3, 4, 5], [9, 9, 5, 6, 7]])
+PADS = np.array([[False] * 5, [True, True, False, False, False]])
+COUNTED = np.array([[0, 1, 2, 3, 4], [0, 0, 0, 1, 2]])
+
+
+@pytest.mark.parametrize("encoding", ["sinusoidal", "rope", "none"])
+def test_counted_positions_make_a_padded_sentence_its_own(encoding):
+    model = nn.TokenModel(nn.ModelConfig(d_model=16, n_heads=2, d_ff=32, encoding=encoding))
+    alone = model(np.array([[5, 6, 7]]))[0]
+    fixed = model(PADDED, key_padding_mask=PADS, positions=COUNTED)[1, 2:]
+    np.testing.assert_allclose(fixed, alone, atol=1e-12)
+    default = model(PADDED, key_padding_mask=PADS)
+    explicit = model(PADDED, key_padding_mask=PADS, positions=np.arange(5))
+    np.testing.assert_array_equal(default, explicit)
+    if encoding == "sinusoidal":  # an absolute encoding: the padding moves the sentence
+        assert np.abs(default[1, 2:] - alone).max() > 0.1
+
+
+def test_rope_backward_rotates_back_by_the_positions_of_the_forward_pass():
+    grads = []
+    for shift in (0, 7):  # RoPE sees offsets only: every gradient is the same
+        model = nn.TokenModel(
+            nn.ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=1, encoding="rope")
+        )
+        logits = model(PADDED, positions=np.arange(5) + shift)
+        model.backward(np.ones_like(logits))
+        grads.append(model.layers[0].self_attn.grads["in_proj_weight"].copy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "positions", "error", "words"),
+    [
+        ("sinusoidal", [0.5, 1.0, 2.0, 3.0, 4.0], TypeError, "integers"),
+        ("sinusoidal", [-1, 0, 1, 2, 3], ValueError, ">= 0"),
+        ("rope", [0, 1, 2], ValueError, "one per token"),
+        ("learned", [0, 1, 2, 3, 4], ValueError, "learned position table"),
+        ("alibi", [0, 1, 2, 3, 4], ValueError, "i - j alone"),
+    ],
+)
+def test_positions_are_checked(encoding, positions, error, words):
+    model = nn.TokenModel(
+        nn.ModelConfig(d_model=16, n_heads=2, d_ff=32, n_layers=1, encoding=encoding)
+    )
+    with pytest.raises(error, match=words):
+        model(PADDED, positions=positions)

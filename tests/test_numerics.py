@@ -72,3 +72,26 @@ def test_low_precision_frequencies_follow_their_recipe():
 def test_correct_digits():
     assert numerics.correct_digits([1.0], [1.0]) == math.inf
     assert numerics.correct_digits([0.0, 1.0], [0.001, 1.0]) == pytest.approx(3.0)
+
+
+def test_the_recurrence_ladder_is_one_product_per_rung_and_leaves_the_allowance():
+    # issue 40: chapter 7's allowance (2 + ln C) eps holds for a power computed
+    # directly, not for w_(i+1) = w_i * w_1; re-typed as a plain loop of float products
+    exact = sinpe.frequencies(4096)
+    rungs = [1.0]
+    for _ in range(2047):
+        rungs.append(rungs[-1] * float(exact[1]))
+    ladder = numerics.recurrence_frequencies(4096)
+    np.testing.assert_array_equal(ladder, rungs)
+    eps = np.finfo(np.float64).eps
+    allowance = 2 + math.log(10000.0)
+    relative = np.abs(ladder - exact) / exact / eps
+    assert relative.max() > 10 * allowance  # 423 eps: far outside
+    assert relative.max() <= 2047  # at most about one eps per rung
+    direct = 10000.0 ** (-np.arange(0, 4096, 2) / 4096)  # a power computed directly
+    assert np.max(np.abs(direct - exact) / exact) / eps <= allowance
+    np.testing.assert_array_equal(numerics.recurrence_frequencies(2), [1.0])
+    with pytest.raises(ValueError, match="even"):
+        numerics.recurrence_frequencies(7)
+    with pytest.raises(ValueError, match="base"):
+        numerics.recurrence_frequencies(8, base=1.0)

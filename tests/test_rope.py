@@ -10,6 +10,7 @@ import pytest
 import sympy as sp
 
 import sinpe
+from sinpe import rope
 from sinpe import symbolic as sym
 from sinpe.rope import apply_rope, convert_qk_weight, rope_permutation
 
@@ -223,3 +224,12 @@ def test_apply_rope_with_custom_frequencies_equals_scaled_positions():
     np.testing.assert_allclose(interpolated, apply_rope(x, positions / 3.0), atol=1e-15)
     with pytest.raises(ValueError, match="frequencies must have shape"):
         apply_rope(x, positions, frequencies=np.ones(3))
+
+
+def test_the_rope_docstring_words_the_offset_and_cites_the_symptom():
+    # issue 40: the score depends on q and k too; cite threads that report gibberish
+    doc = " ".join(rope.__doc__.split())
+    assert "depends on ``m - n`` only" not in doc and "#25199" not in doc
+    assert "positions only through ``m - n``" in doc
+    for thread in ("karpathy/llama2.c/pull/286", "jzhang38/TinyLlama/issues/24"):
+        assert f"https://github.com/{thread}" in doc

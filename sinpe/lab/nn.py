@@ -864,14 +864,21 @@ class MultiHeadAttention(Module):
         x: np.ndarray,
         mask: Mask = None,
         key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; keeps weights and cache."""
+        """Self-attention of ``x``, ``(B, T, D) -> (B, T, D)``; RoPE at ``positions`` (B, T)."""
         batch, length, width = x.shape  # (B, T, D)
         heads, head_width = self.n_heads, width // self.n_heads
         qkv = x @ self.params["in_proj_weight"].T + self.params["in_proj_bias"]  # (B, T, 3D)
         qkv = qkv.reshape(batch, length, 3, heads, head_width).transpose(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, H, T, Dh)
-        positions, rotate = np.arange(length), self.scheme.rotate
+        if positions is not None and self.scheme.bias:
+            raise ValueError(
+                f"encoding={self.encoding!r} biases the scores by i - j alone: positions "
+                "cannot change it; mask the padding with key_padding_mask instead"
+            )
+        positions = np.arange(length) if positions is None else positions
+        self._positions, rotate = positions, self.scheme.rotate
         if rotate:  # RoPE: queries and keys rotated by their positions
             q = rotate(q, positions, frequencies=self.frequencies).astype(x.dtype)
             k = rotate(k, positions, frequencies=self.frequencies).astype(x.dtype)
@@ -904,7 +911,7 @@ class MultiHeadAttention(Module):
         dscores *= scale
         dq = dscores @ k  # (B, H, T, Dh)
         dk = dscores.transpose(0, 1, 3, 2) @ q  # (B, H, T, Dh)
-        positions, rotate = np.arange(length), self.scheme.rotate
+        positions, rotate = self._positions, self.scheme.rotate
         if rotate:  # a rotation: its transpose rotates back
             dq = rotate(dq, -positions, frequencies=self.frequencies).astype(x.dtype)
             dk = rotate(dk, -positions, frequencies=self.frequencies).astype(x.dtype)
@@ -1015,10 +1022,14 @@ class EncoderLayer(Module):
         return layer
 
     def forward(
-        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Post-LN: the LayerNorms after the residual sums, ``(B, T, D) -> (B, T, D)``."""
-        h = self.norm1(x + self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
+        h = self.norm1(x + self.self_attn(x, mask, key_padding_mask, positions))  # (B, T, D)
         return self.norm2(h + self._feed_forward(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -1046,10 +1057,14 @@ class PreNormEncoderLayer(EncoderLayer):
     norm_first = True
 
     def forward(
-        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Pre-LN: each block reads a LayerNorm of what it adds to, ``(B, T, D)``."""
-        h = x + self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
+        h = x + self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
         return h + self._feed_forward(self.norm2(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -1067,10 +1082,14 @@ class NoResidualEncoderLayer(EncoderLayer):
     residual = False
 
     def forward(
-        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
-        h = self.norm1(self.self_attn(x, mask, key_padding_mask))  # (B, T, D)
+        h = self.norm1(self.self_attn(x, mask, key_padding_mask, positions))  # (B, T, D)
         return self.norm2(self._feed_forward(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -1087,10 +1106,14 @@ class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
     residual = False
 
     def forward(
-        self, x: np.ndarray, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
-        h = self.self_attn(self.norm1(x), mask, key_padding_mask)  # (B, T, D)
+        h = self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
         return self._feed_forward(self.norm2(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
@@ -1171,14 +1194,18 @@ class PositionalEncoding(Module):
         if self.encoding == "learned":
             self._add("weight", rng.normal(0.0, config.position_std, size=(max_len, d_model)))
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        """``x`` plus positions ``0 .. T-1``, ``(..., T, D)``; learned: raises past max_len."""
+    def forward(self, x: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
+        """``x`` plus its positions (default ``0 .. T-1``); learned: raises past max_len."""
         length = x.shape[-2]
         if self.encoding == "none":
             return x
         if self.encoding == "sinusoidal":
-            return x + positional_encoding(np.arange(length), self.d_model, base=self.base).astype(
-                x.dtype
+            where = np.arange(length) if positions is None else positions
+            return x + positional_encoding(where, self.d_model, base=self.base).astype(x.dtype)
+        if positions is not None:
+            raise ValueError(
+                "a learned position table is read row by row from position 0; positions= "
+                "is for encoding='sinusoidal', 'rope' or 'none'"
             )
         if length > self.max_len:
             raise ValueError(
@@ -1233,24 +1260,55 @@ class TokenModel(Module):
             tokens, "tokens", ndim=2, minimum=0, below=self.vocab, hint="np.array([[1, 2, 3]])"
         )
 
+    def _positions(self, positions: npt.ArrayLike | None, ids: np.ndarray) -> np.ndarray | None:
+        """``positions`` checked: integers >= 0 of shape ``(T,)`` or ``(B, T)``, or None."""
+        if positions is None:
+            return None
+        where = check_integer_array(
+            positions, "positions", minimum=0, hint="np.array([0, 0, 0, 1, 2]) (padding first)"
+        )
+        if where.shape not in (ids.shape[-1:], ids.shape):
+            raise ValueError(
+                f"positions must have shape (T,) = {ids.shape[-1:]} or (B, T) = {ids.shape}, "
+                f"one per token, got {where.shape}"
+            )
+        return where
+
     def forward(
-        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        tokens: npt.ArrayLike,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        *,
+        positions: npt.ArrayLike | None = None,
     ) -> np.ndarray:
-        """The logits, ``(B, T) -> (B, T, n_outputs)``; caches what :meth:`backward` needs."""
-        h = self.hidden_states(tokens, mask, key_padding_mask)[-1]  # (B, T, D)
-        return self.head(h if self.norm is None else self.norm(h))
+        """The logits, ``(B, T) -> (B, T, n_outputs)``; caches what :meth:`backward` needs.
+
+        ``positions``: the position of each token, ``(T,)`` or ``(B, T)`` integers, by
+        default ``0 .. T-1``; with left padding, count only the real tokens (chapter 6).
+        Added sinusoids and RoPE read them; a learned table and ALiBi refuse them.
+        """
+        h = self.hidden_states(tokens, mask, key_padding_mask, positions=positions)[-1]
+        return self.head(h if self.norm is None else self.norm(h))  # (B, T, n_outputs)
 
     def hidden_states(
-        self, tokens: npt.ArrayLike, mask: Mask = None, key_padding_mask: Mask = None
+        self,
+        tokens: npt.ArrayLike,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        *,
+        positions: npt.ArrayLike | None = None,
     ) -> list[np.ndarray]:
         """What the layers see: the input to the first layer, then every layer's output.
 
         ``n_layers + 1`` arrays ``(B, T, D)`` (the last before a pre-LN model's final
         LayerNorm). Runs a forward pass, so ``backward`` then follows these tokens.
         """
-        states = [self.position(self.embedding(self._ids(tokens)))]  # (B, T, D)
+        ids = self._ids(tokens)
+        where = self._positions(positions, ids)
+        states = [self.position(self.embedding(ids), where)]  # (B, T, D)
         for layer in self.layers:
-            states.append(layer(states[-1], mask, key_padding_mask))
+            states.append(layer(states[-1], mask, key_padding_mask, where))
         return states
 
     def backward(self, dlogits: np.ndarray) -> None:

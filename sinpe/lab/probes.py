@@ -50,6 +50,7 @@ __all__ = [
     "pair_blocks",
     "position_probes",
     "position_spectrum",
+    "principal_angles",
     "query_key_form",
     "shift_rotation_residual",
     "unseen_phases",
@@ -360,6 +361,44 @@ def _check_table(table: npt.ArrayLike) -> np.ndarray:
             f"table must have shape (T >= 2, D >= 1), one row per position, got {rows.shape}"
         )
     return rows
+
+
+@one_blas_thread
+def principal_angles(first: npt.ArrayLike, second: npt.ArrayLike) -> np.ndarray:
+    """Principal angles, in degrees, between the spans of the rows of two matrices.
+
+    ``first`` ``(m, D)`` and ``second`` ``(n, D)`` each span a subspace of R^D (say the
+    learned token embeddings and the encodings of the trained positions); the angles
+    are ``arccos`` of the singular values of ``Q1^T Q2``, ``Q1`` and ``Q2`` orthonormal
+    bases of the two spans (Björck and Golub's method), smallest first:
+    ``min(rank1, rank2)`` of them. 90 everywhere: orthogonal subspaces; 0: a shared
+    direction. Rows of exactly zero span nothing; a matrix of zeros raises.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> principal_angles([[1.0, 0, 0]], [[1.0, 1.0, 0]]).round(6).tolist()
+    [45.0]
+    >>> principal_angles(np.eye(3)[:2], np.eye(3)[2:]).tolist()
+    [90.0]
+    """
+    bases = []
+    for name, values in (("first", first), ("second", second)):
+        rows = check_float_array(values, name, ndim=2).astype(np.float64)
+        if rows.shape[0] == 0 or rows.shape[1] == 0:
+            raise ValueError(f"{name} must be a non-empty (rows, D) array, got {rows.shape}")
+        _, sizes, right = np.linalg.svd(rows, full_matrices=False)
+        rank = int(np.sum(sizes > sizes.max() * max(rows.shape) * np.finfo(float).eps))
+        if sizes.max() == 0.0 or rank == 0:
+            raise ValueError(f"{name} spans nothing: its rows are all zero")
+        bases.append(right[:rank])  # (rank, D), orthonormal rows
+    if bases[0].shape[1] != bases[1].shape[1]:
+        raise ValueError(
+            f"first and second must have rows of the same width D, got "
+            f"{bases[0].shape[1]} and {bases[1].shape[1]}"
+        )
+    cosines = np.linalg.svd(bases[0] @ bases[1].T, compute_uv=False)
+    return np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0)))
 
 
 @one_blas_thread
