@@ -956,7 +956,7 @@ class EncoderLayer(Module):
     'PreNormNoResidualEncoderLayer'
     """
 
-    #: Where the LayerNorms are (True: before each block), and whether blocks are skipped.
+    #: Whether the LayerNorms come before each block, and whether blocks are skipped.
     norm_first, residual = False, True
 
     @constrained(config=CONFIG)
