@@ -998,13 +998,15 @@ def _scan_full(values: np.ndarray, found: _Pass, shift_sums: bool) -> None:
             lag = np.einsum("ij,ij->j", now, after)
             lag_sum += lag
             before = sq[:lagged].sum(axis=0)
-            sums = (before, before - sq[0] + block[lagged] ** 2, lag)
-            for name, (first, second, _) in layouts.items():
+            next_squares = before - sq[0] + block[lagged] ** 2  # of x_{p+1}
+            for name, (first, second, rest) in layouts.items():
                 if alive[name] and lagged:
                     turn = np.einsum("ij,ij->j", after[:, second], now[:, first])
                     turn -= np.einsum("ij,ij->j", after[:, first], now[:, second])
                     cross[name] += turn
-                    score = _rotation_score(layouts[name], sums, turn, rotations, name)
+                    score = _rotation_score(
+                        first, second, rest, before, next_squares, lag, turn, rotations, name
+                    )
                     scores[name].append((score, (start + stop) // 2))
         _offset_dots(block, stop - start, count, found.low, found.high)
     found.alive_layouts = [name for name in layouts if alive[name]]
@@ -1015,21 +1017,25 @@ def _scan_full(values: np.ndarray, found: _Pass, shift_sums: bool) -> None:
 
 
 def _rotation_score(
-    layout: tuple[slice, slice, slice],
-    sums: tuple[np.ndarray, np.ndarray, np.ndarray],
+    first: slice,
+    second: slice,
+    rest: slice,
+    before: np.ndarray,
+    after: np.ndarray,
+    lag: np.ndarray,
     turn: np.ndarray,
     rotations: dict[str, tuple[np.ndarray, np.ndarray]],
     name: str,
 ) -> float:
     """Squared residual, over one block, of the pairwise rotation fitted on the first block.
 
-    ``sums`` holds the block's column sums of ``x_p^2``, ``x_{p+1}^2`` and
-    ``x_p x_{p+1}``; ``turn`` its pairwise ``Im sum z_{p+1} conj(z_p)``. Blocks
-    where the table stops turning as it did at first score high: the lower bound
-    of the shift-map residual looks there first.
+    ``first``, ``second`` and ``rest`` are the columns of layout ``name`` (one of
+    :func:`_pair_layouts`); ``before``, ``after`` and ``lag`` the block's column
+    sums of ``x_p^2``, ``x_{p+1}^2`` and ``x_p x_{p+1}``; ``turn`` its pairwise
+    ``Im sum z_{p+1} conj(z_p)``. The rotation of the first block is kept in
+    ``rotations[name]``. Blocks where the table stops turning as it did at first
+    score high: the lower bound of the shift-map residual looks there first.
     """
-    first, second, rest = layout
-    before, after, lag = sums
     turned = (lag[first] + lag[second]) + 1j * turn
     norm_before, norm_after = before[first] + before[second], after[first] + after[second]
     if name not in rotations:
