@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import mmap
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypedDict, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -124,7 +125,7 @@ def inspect_table(
     if values.ndim != 2 or values.shape[0] < 3 or values.shape[1] < 1:
         raise ValueError(f"table must have shape (n >= 3, d >= 1), got {values.shape}")
     rows, width = values.shape
-    where = np.arange(rows, dtype=float) if positions is None else positions
+    where = np.arange(rows, dtype=float) if positions is None else np.asarray(positions)
     if where.shape != (rows,):
         raise ValueError(f"positions must have shape ({rows},), got {where.shape}")
     report = TableReport((rows, width))
@@ -337,6 +338,7 @@ def buggy_table(name: str, positions: npt.ArrayLike, d_model: int) -> np.ndarray
     >>> bool(np.allclose(table[:, 0::2], np.sin(np.arange(3))[:, None]))  # frequency 1 twice
     True
     """
+    positions = np.asarray(positions)  # a no-op (the rule made it float64): typed so
     if positions.ndim != 1:
         raise ValueError(f"positions must be a 1-D array, got shape {positions.shape}")
     check_entries((positions.shape[0], d_model), what="the table")
@@ -400,7 +402,7 @@ class _Layout:
     zeros_at: slice
     padding: int | None  # fairseq's all-zero row
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         spans = (self.sines_at, self.cosines_at, self.zeros_at)
         return (
             self.frequencies.tobytes(),
@@ -420,18 +422,22 @@ class _Layout:
         return out
 
 
-def _layout_of(name: str, options: dict, width: int) -> _Layout | None:
+class _Options(TypedDict, total=False):
+    """The keyword arguments of :func:`sinpe.encode` a candidate passes."""
+
+    padding_idx: int | None  # fairseq's all-zero row
+
+
+def _layout_of(name: str, options: _Options, width: int) -> _Layout | None:
     """The layout of ``encode(positions, width, name, **options)``; None when it raises."""
     rule = CONVENTIONS[name]
     try:
         if name == "paper":
-            half = width // 2
-            concat = options.get("layout") == "concat"
             return _Layout(
                 frequencies(width),
-                half,
-                slice(0, half) if concat else slice(0, width, 2),
-                slice(half, width) if concat else slice(1, width, 2),
+                width // 2,
+                slice(0, width, 2),
+                slice(1, width, 2),
                 slice(width, width),
                 None,
             )
@@ -460,7 +466,7 @@ class _Candidate:
 
     label: str
     name: str
-    options: dict
+    options: _Options
     layout: _Layout | None
     alive: bool = True
 
@@ -487,7 +493,7 @@ def _block_rows(rows: int, width: int) -> int:
     return max(8, min(rows, _BLOCK_ENTRIES // width) // 8 * 8)
 
 
-def _blocks(rows: int, width: int, extra: int):
+def _blocks(rows: int, width: int, extra: int) -> Iterator[tuple[int, int, int]]:
     """(start, stop, stop of the block with ``extra`` rows of look-ahead) for the pass."""
     step = _block_rows(rows, width)
     for start in range(0, rows, step):
@@ -510,13 +516,18 @@ def _release(values: np.ndarray) -> None:
     but they no longer count in the process's resident memory: a table larger than
     memory is read with the memory of one block (``sinpe inspect`` on a 4 GB file).
     """
-    owner = values
-    while owner is not None and not isinstance(owner, np.memmap):
-        owner = getattr(owner, "base", None)  # np.asarray(memmap) is a view of it
+    owner = _memmap_of(values)
     mapping = getattr(owner, "_mmap", None)
     read_only = getattr(owner, "mode", None) == "r"  # never a copy-on-write map ("c")
     if read_only and isinstance(mapping, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
         mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def _memmap_of(array: object) -> np.memmap | None:
+    """The ``np.memmap`` that ``array`` is or views, if any (``np.asarray(memmap)`` views it)."""
+    while array is not None and not isinstance(array, np.memmap):
+        array = getattr(array, "base", None)
+    return array
 
 
 def _mix(bits: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -609,7 +620,9 @@ def _refine_columns(classes: np.ndarray, block: np.ndarray) -> bool:
     return bool((np.bincount(classes) > 1).any())
 
 
-def _offset_dots(block: np.ndarray, rows: int, count: int, low: np.ndarray, high: np.ndarray):
+def _offset_dots(
+    block: np.ndarray, rows: int, count: int, low: np.ndarray, high: np.ndarray
+) -> None:
     """Fold ``PE(p).PE(p + k)``, k = 1..count, into the extremes ``low``, ``high``.
 
     ``p`` runs over the first ``rows`` rows of ``block``. Rows go in groups of 8
@@ -653,7 +666,7 @@ def _candidates(values: np.ndarray, where: np.ndarray, tolerance: float) -> list
         ]
     )
     sample = values[picks].astype(np.float64)
-    found = {name: (name, {}) for name in CONVENTIONS}
+    found: dict[str, tuple[str, _Options]] = {name: (name, {}) for name in CONVENTIONS}
     found["fairseq"] = ("fairseq", {"padding_idx": 1})
     candidates = []
     for label, (name, options) in found.items():
@@ -683,7 +696,9 @@ class _Generator:
     The result is within ``margin`` of encode's ``sin(fl(p w))``.
     """
 
-    def __init__(self, layout: _Layout, width: int, block_rows: int, largest: float, work):
+    def __init__(
+        self, layout: _Layout, width: int, block_rows: int, largest: float, work: np.dtype
+    ) -> None:
         self.layout, self.work = layout, np.dtype(work)
         fine = np.arange(block_rows, dtype=np.float64)[:, np.newaxis] * layout.frequencies
         fastest = float(np.max(layout.frequencies, initial=0.0))
@@ -721,6 +736,7 @@ class _Generator:
             return _extreme(expected.view(self.work))
         sin_a, cos_a = sin_a.astype(self.work), cos_a.astype(self.work)
         fine_sin, fine_cos = self.fine_sin[:rows], self.fine_cos[:rows]
+        padded: np.ndarray | list[int]
         padded = np.flatnonzero(where == layout.padding) if layout.padding is not None else []
         expected = np.multiply(fine_cos, sin_a, out=self.scratch[:rows])
         expected += np.multiply(fine_sin, cos_a, out=self.other[:rows])
@@ -757,6 +773,15 @@ def _clean(layout: _Layout, width: int) -> bool:
     )
 
 
+@dataclass(eq=False)
+class _Group:
+    """The candidates that share one layout, generated once per block by ``generator``."""
+
+    generator: _Generator
+    members: list[_Candidate] = field(default_factory=list)
+    deviation: float = 0.0  # the largest seen from the exact table
+
+
 class _Matcher:
     """Compares every block with the conventions still alive after the sample.
 
@@ -766,25 +791,31 @@ class _Matcher:
     per layout, the largest deviation from the exact table seen (``deviation``).
     """
 
-    def __init__(self, candidates, where, width, tolerance, block_rows, work):
+    def __init__(
+        self,
+        candidates: list[_Candidate],
+        where: np.ndarray,
+        width: int,
+        tolerance: float,
+        block_rows: int,
+        work: np.dtype,
+    ) -> None:
         self.width, self.tolerance = width, tolerance
         self.candidates = [c for c in candidates if c.alive]
-        self.groups = []  # [generator, members, deviation]
-        self.exact = []  # [candidate, deviation]
+        self.exact: dict[_Candidate, float] = {}  # compared with encode: deviation
         consecutive = bool(np.array_equal(np.diff(where), np.ones(where.size - 1)))
         largest = float(np.max(np.abs(where)))
-        generators = {}
+        groups: dict[tuple[object, ...], _Group] = {}  # by layout key
         for candidate in self.candidates:
             layout = candidate.layout
             if layout is None or not consecutive:
-                self.exact.append([candidate, 0.0])
+                self.exact[candidate] = 0.0
                 continue
             key = layout.key()
-            if key not in generators:
-                generator = _Generator(layout, width, block_rows, largest, work)
-                generators[key] = generator
-                self.groups.append([generator, [], 0.0])
-            next(g for g in self.groups if g[0] is generators[key])[1].append(candidate)
+            if key not in groups:
+                groups[key] = _Group(_Generator(layout, width, block_rows, largest, work))
+            groups[key].members.append(candidate)
+        self.groups = list(groups.values())
         # |encode - exact table|: the rounding of p w and of sin/cos (core.positional_encoding)
         fastest = max(
             (
@@ -800,7 +831,7 @@ class _Matcher:
         """Compare one block of rows (in the generators' precision) with the candidates."""
         tolerance = self.tolerance
         for group in self.groups:
-            generator, members, _ = group
+            generator, members = group.generator, group.members
             if not members[0].alive:
                 continue
             worst = generator.worst(block, float(where[0]), where)
@@ -808,15 +839,15 @@ class _Matcher:
                 worst = self._exact(members[0], block, where)  # too close to call
             elif worst <= tolerance:
                 worst += generator.margin
-            group[2] = max(group[2], worst)
+            group.deviation = max(group.deviation, worst)
             if worst > tolerance:
                 for candidate in members:
                     candidate.alive = False
-        for entry in self.exact:
-            if entry[0].alive:
-                worst = self._exact(entry[0], block, where)
-                entry[1] = max(entry[1], worst)
-                entry[0].alive = worst <= tolerance
+        for candidate, deviation in self.exact.items():
+            if candidate.alive:
+                worst = self._exact(candidate, block, where)
+                self.exact[candidate] = max(deviation, worst)
+                candidate.alive = worst <= tolerance
 
     def _exact(self, candidate: _Candidate, block: np.ndarray, where: np.ndarray) -> float:
         """max |block - encode(...)|, as ``np.allclose(block, expected, atol, rtol=0)`` sees it."""
@@ -828,13 +859,13 @@ class _Matcher:
     def certified(self) -> float | None:
         """The smallest deviation from the exact table of a clean convention that matched."""
         found = [
-            deviation
-            for generator, members, deviation in self.groups
-            if members[0].alive and _clean(generator.layout, self.width)
+            group.deviation
+            for group in self.groups
+            if group.members[0].alive and _clean(group.generator.layout, self.width)
         ]
         found += [
             deviation
-            for candidate, deviation in self.exact
+            for candidate, deviation in self.exact.items()
             if candidate.alive
             and candidate.layout is not None
             and _clean(candidate.layout, self.width)
@@ -861,20 +892,31 @@ def _settled(deviation: float, tolerance: float, width: int) -> bool:
     )
 
 
+class _ShiftSums(TypedDict, total=False):
+    """Column sums of the full pass, for the shift-map bound (:func:`_shift_bound`)."""
+
+    first: np.ndarray  # x_0^2
+    last: np.ndarray  # x_{n-1}^2
+    squares: np.ndarray  # sum over p of x_p^2
+    lag: np.ndarray  # sum over p of x_p x_{p+1}
+    cross: dict[str, np.ndarray]  # per layout: pairwise Im sum z_{p+1} conj(z_p)
+    suspects: dict[str, list[int]]  # per layout: rows where the pairs stop rotating
+
+
 @dataclass
 class _Pass:
-    """What the read(s) of the table found (see :func:`_scan`)."""
+    """What the read(s) of the table found (:func:`_scan_basic`, then :func:`_scan_full`)."""
 
-    col_min: np.ndarray | None = None
-    col_max: np.ndarray | None = None
-    classes: np.ndarray | None = None
-    keys: np.ndarray | None = None
+    col_min: np.ndarray
+    col_max: np.ndarray
+    classes: np.ndarray
+    keys: np.ndarray
     norm_min: float = np.inf
     norm_max: float = -np.inf
     alive_layouts: list[str] = field(default_factory=list)
-    low: np.ndarray | None = None
-    high: np.ndarray | None = None
-    sums: dict = field(default_factory=dict)  # for the shift-map bound
+    low: np.ndarray = field(default_factory=lambda: np.empty(0))  # set by the full pass
+    high: np.ndarray = field(default_factory=lambda: np.empty(0))
+    sums: _ShiftSums = field(default_factory=_ShiftSums)
 
 
 def _work_dtype(values: np.ndarray) -> np.dtype:
@@ -886,8 +928,12 @@ def _scan_basic(values: np.ndarray, where: np.ndarray, matcher: _Matcher | None)
     """The first read, in the table's precision: extremes, row keys, equal columns, matching."""
     rows, width = values.shape
     work = _work_dtype(values)
-    found = _Pass(np.full(width, np.inf), np.full(width, -np.inf), np.zeros(width, np.intp))
-    found.keys = np.empty(rows, dtype=np.uint64)
+    found = _Pass(
+        np.full(width, np.inf),
+        np.full(width, -np.inf),
+        np.zeros(width, np.intp),
+        np.empty(rows, dtype=np.uint64),
+    )
     key_columns = np.unique(np.linspace(0, width - 1, min(width, _KEY_COLUMNS)).round())
     key_columns = key_columns.astype(np.intp)
     weights = np.random.default_rng(0x5EED).integers(1, 2**63, key_columns.size, dtype=np.uint64)
@@ -898,8 +944,8 @@ def _scan_basic(values: np.ndarray, where: np.ndarray, matcher: _Matcher | None)
     buffer = None if direct else np.empty((step, width), dtype=work)
     for start in range(0, rows, step):
         stop = min(start + step, rows)
-        block = values[start:stop] if direct else _read(values, start, stop, buffer)
-        if direct:
+        block = values[start:stop] if buffer is None else _read(values, start, stop, buffer)
+        if buffer is None:
             _release(values)  # (the view reads the file: its pages come back as read)
         low, high = block.min(axis=0), block.max(axis=0)
         if not (np.isfinite(low).all() and np.isfinite(high).all()):
@@ -952,32 +998,44 @@ def _scan_full(values: np.ndarray, found: _Pass, shift_sums: bool) -> None:
             lag = np.einsum("ij,ij->j", now, after)
             lag_sum += lag
             before = sq[:lagged].sum(axis=0)
-            sums = (before, before - sq[0] + block[lagged] ** 2, lag)
-            for name, (first, second, _) in layouts.items():
+            next_squares = before - sq[0] + block[lagged] ** 2  # of x_{p+1}
+            for name, (first, second, rest) in layouts.items():
                 if alive[name] and lagged:
                     turn = np.einsum("ij,ij->j", after[:, second], now[:, first])
                     turn -= np.einsum("ij,ij->j", after[:, first], now[:, second])
                     cross[name] += turn
-                    score = _rotation_score(layouts[name], sums, turn, rotations, name)
+                    score = _rotation_score(
+                        first, second, rest, before, next_squares, lag, turn, rotations, name
+                    )
                     scores[name].append((score, (start + stop) // 2))
         _offset_dots(block, stop - start, count, found.low, found.high)
     found.alive_layouts = [name for name in layouts if alive[name]]
     suspects = {name: [row for _, row in sorted(scores[name], reverse=True)] for name in layouts}
-    found.sums.update(squares=squares_sum, lag=lag_sum, cross=cross, suspects=suspects)
+    found.sums.update(
+        {"squares": squares_sum, "lag": lag_sum, "cross": cross, "suspects": suspects}
+    )
 
 
 def _rotation_score(
-    layout: tuple[slice, slice, slice], sums: tuple, turn: np.ndarray, rotations: dict, name: str
+    first: slice,
+    second: slice,
+    rest: slice,
+    before: np.ndarray,
+    after: np.ndarray,
+    lag: np.ndarray,
+    turn: np.ndarray,
+    rotations: dict[str, tuple[np.ndarray, np.ndarray]],
+    name: str,
 ) -> float:
     """Squared residual, over one block, of the pairwise rotation fitted on the first block.
 
-    ``sums`` holds the block's column sums of ``x_p^2``, ``x_{p+1}^2`` and
-    ``x_p x_{p+1}``; ``turn`` its pairwise ``Im sum z_{p+1} conj(z_p)``. Blocks
-    where the table stops turning as it did at first score high: the lower bound
-    of the shift-map residual looks there first.
+    ``first``, ``second`` and ``rest`` are the columns of layout ``name`` (one of
+    :func:`_pair_layouts`); ``before``, ``after`` and ``lag`` the block's column
+    sums of ``x_p^2``, ``x_{p+1}^2`` and ``x_p x_{p+1}``; ``turn`` its pairwise
+    ``Im sum z_{p+1} conj(z_p)``. The rotation of the first block is kept in
+    ``rotations[name]``. Blocks where the table stops turning as it did at first
+    score high: the lower bound of the shift-map residual looks there first.
     """
-    first, second, rest = layout
-    before, after, lag = sums
     turned = (lag[first] + lag[second]) + 1j * turn
     norm_before, norm_after = before[first] + before[second], after[first] + after[second]
     if name not in rotations:
@@ -992,7 +1050,7 @@ def _rotation_score(
     return float(np.sum(error) + np.sum(error_rest))
 
 
-def _shift_bound(sums: dict, layout: str, rows: int, width: int) -> float | None:
+def _shift_bound(sums: _ShiftSums, layout: str, rows: int, width: int) -> float | None:
     """An upper bound on the RMS residual of the best linear map PE(p) -> PE(p + 1).
 
     Fitting each (sin, cos) pair of ``layout`` on its own by a rotation-scaling
@@ -1046,13 +1104,15 @@ def _lower_bound(values: np.ndarray, tolerance: float, suspects: list[int]) -> f
         window = np.empty((length, 2 * width))
         window[:, :width] = values[start : start + length]
         window[:, width:] = values[start + 1 : start + length + 1]
-        factor = np.linalg.qr(window, mode="r")
+        factor = _r_factor(window)
         del window
         total += float(np.sum(factor[width:, width:] ** 2))
     return float(np.sqrt(total / pairs))
 
 
-def _pairs_of_rows(values: np.ndarray, columns: np.ndarray, rows_per_block: int):
+def _pairs_of_rows(
+    values: np.ndarray, columns: np.ndarray, rows_per_block: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Blocks ``(X, Y)`` of float64 rows ``PE(p)`` and ``PE(p + 1)``, restricted to ``columns``."""
     rows = values.shape[0]
     for start in range(0, rows - 1, rows_per_block):
@@ -1060,6 +1120,15 @@ def _pairs_of_rows(values: np.ndarray, columns: np.ndarray, rows_per_block: int)
         block = values[start : stop + 1, columns].astype(np.float64)
         _release(values)
         yield block[:-1], block[1:]
+
+
+def _r_factor(matrix: np.ndarray) -> np.ndarray:
+    """The R factor of a QR factorisation of ``matrix``, without forming Q (mode "r").
+
+    NumPy's stubs give ``np.linalg.qr`` one return type, ``QRResult``, for every
+    mode; mode "r" returns the array R alone.
+    """
+    return cast(np.ndarray, np.linalg.qr(matrix, mode="r"))
 
 
 def _qr_residual(values: np.ndarray, columns: np.ndarray) -> float:
@@ -1076,7 +1145,7 @@ def _qr_residual(values: np.ndarray, columns: np.ndarray) -> float:
     factor = np.zeros((0, 2 * kept))
     for now, after in _pairs_of_rows(values, columns, max(2 * kept, _block_rows(rows, kept))):
         stacked = np.concatenate([factor, np.concatenate([now, after], axis=1)])
-        factor = np.linalg.qr(stacked, mode="r")
+        factor = _r_factor(stacked)
     inputs, targets = factor[:, :kept], factor[:, kept:]
     cut = _EPS * max(rows - 1, width)
     solution = np.linalg.lstsq(inputs, targets, rcond=cut)[0]

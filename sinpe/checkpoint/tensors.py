@@ -38,6 +38,7 @@ from sinpe.checkpoint.tables import (
     BUGGY_TABLES,
     _Layout,
     _layout_of,
+    _Options,
     _release,
     buggy_table,
     inspect_table,
@@ -312,7 +313,7 @@ def _fitted_matches(
     found = []
     for name in CONVENTIONS:
         padding = int(zero[0]) if name == "fairseq" and zero.size == 1 else None
-        options = {"padding_idx": padding} if name == "fairseq" else {}
+        options: _Options = {"padding_idx": padding} if name == "fairseq" else {}
         layout = _layout_of(name, options, width)
         if layout is None or (zero.size and name != "fairseq"):
             continue
@@ -353,7 +354,7 @@ def _fits(
 
 def _phases(match: _Match, picks: np.ndarray, width: int) -> np.ndarray | None:
     """|phase| of every entry of the sample rows (0 in zero columns); None without a layout."""
-    options = {"padding_idx": match.padding_idx} if match.name == "fairseq" else {}
+    options: _Options = {"padding_idx": match.padding_idx} if match.name == "fairseq" else {}
     layout = _layout_of(match.name, options, width)
     if layout is None:
         return None
