@@ -191,11 +191,6 @@ NOT_YET_MIRRORED = {
     "checkpoint/gguf.py",
     "checkpoint/models.py",
     "checkpoint/tensors.py",
-    "lab/context.py",
-    "lab/probes.py",
-    "lab/pytorch_record.py",
-    "lab/tasks.py",
-    "lab/training.py",
 }
 
 
