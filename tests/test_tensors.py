@@ -40,6 +40,9 @@ from sinpe.checkpoint.models import read_model
 from sinpe.checkpoint.tensors import tensor_encoding
 from sinpe.rope import llama3_frequencies
 
+# --- the sources' tables, in each format -------------------------------------------------
+
+
 #: convention name -> its source's table (ROWS x WIDTH), and the precision it computes in.
 SOURCES = {
     "paper": (lambda: annotated_transformer(ROWS, WIDTH, dtype=F32), "float32"),
@@ -53,9 +56,6 @@ SOURCES = {
         "float32",
     ),
 }
-
-
-# --- the sources' tables, in each format -------------------------------------------------
 
 
 FORMATS = ("npy", "npz", "safetensors")
