@@ -1,4 +1,4 @@
-"""Record what torch.nn.TransformerEncoderLayer computes, for tests/test_nn_torch.py.
+"""Record what torch.nn.TransformerEncoderLayer computes, for tests/test_pytorch_record.py.
 
 PyTorch is not a dependency of sinpe. This script runs once, in an environment
 that has it, and stores inputs, weights and outputs in sinpe/data/ (package data,

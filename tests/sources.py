@@ -1,7 +1,7 @@
 """The published code, re-typed in NumPy (or plain Python); never from ``sinpe``.
 
 One copy of each source for every test module that checks ``sinpe`` against it
-(test_porting, test_inspect_cli, test_yarn). A function follows its source step by
+(test_porting, test_tensors, test_yarn, ...). A function follows its source step by
 step in ``dtype``: float64 by default, the transcription ``sinpe`` reproduces; a
 test passes ``dtype=np.float32`` for the table the framework itself computes
 (PyTorch and TensorFlow default to float32; a Python float times a float32 tensor

@@ -90,10 +90,11 @@ SKIP = {
     "sinpe.checkpoint.findings.rope_summary": "a printer of an Encoding the analyses built",
     "sinpe.checkpoint.tensors.tensor_encoding": "takes read_model's StoredTensor",
     "sinpe.checkpoint.configs.gguf_encodings": "takes read_gguf's metadata (hostile files: "
-    "test_inspect_models.py)",
+    "test_gguf.py)",
     # The command's entry point exits through argparse (SystemExit 2) on a bad argv;
-    # every bad argument and file is tested in tests/test_inspect_cli.py.
-    "sinpe.checkpoint.cli.main": "argparse's entry point; test_inspect_cli.py runs its refusals",
+    # every bad argument is tested in tests/test_cli.py, every bad file in the tests of
+    # the module that reads it (test_files.py, test_gguf.py, test_models.py, ...).
+    "sinpe.checkpoint.cli.main": "argparse's entry point; test_cli.py runs its refusals",
     "sinpe.lab.pytorch_record.RecordedLayer": "result record of recorded_layers",
     "sinpe.lab.training.RegressionLog": "result record of fit_regression",
     "sinpe.lab.training.TrainingLog": "result record of train",

@@ -182,23 +182,6 @@ def test_the_drawing_fails_a_module_without_a_docstring(tmp_path):
 
 # tests/ mirrors the package: every public module ``sinpe/**/<name>.py`` has its own
 # ``tests/test_<name>.py`` (the file scripts/mutants.py runs first for its mutants).
-#: Modules still tested only in files named for a topic, to be split (issue 38).
-NOT_YET_MIRRORED = {
-    "checkpoint/cli.py",
-    "checkpoint/configs.py",
-    "checkpoint/files.py",
-    "checkpoint/findings.py",
-    "checkpoint/gguf.py",
-    "checkpoint/models.py",
-    "checkpoint/tensors.py",
-    "lab/context.py",
-    "lab/probes.py",
-    "lab/pytorch_record.py",
-    "lab/tasks.py",
-    "lab/training.py",
-}
-
-
 def unmirrored(root) -> set[str]:
     """The public modules of ``root/sinpe`` with no ``root/tests/test_<name>.py``."""
     package = root / "sinpe"
@@ -210,7 +193,7 @@ def unmirrored(root) -> set[str]:
 
 
 def test_every_public_module_has_a_test_file_of_its_own(root):
-    assert unmirrored(root) == NOT_YET_MIRRORED
+    assert unmirrored(root) == set()
 
 
 def test_a_module_without_its_test_file_is_named(tmp_path):

@@ -1,11 +1,13 @@
-"""Every backward pass of sinpe.lab.nn against central finite differences (float64)."""
+"""Every backward pass of sinpe.lab.nn against central finite differences (float64),
+and the options of its attention and of its learned table."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sinpe.lab import nn, probes, training
+from sinpe.lab import nn, training
+from sinpe.rope import apply_rope, scaled_frequencies
 
 
 def numeric_gradient(function, array, delta=1e-6):
@@ -369,64 +371,126 @@ def test_hidden_states_are_what_the_head_reads(norm_first):
     np.testing.assert_array_equal(model.head.forward(last), model.forward(tokens))
 
 
-def test_linear_probe_reads_linear_labels_and_not_random_ones():
+# ---------------------------------------------------------------------------------
+# the RoPE options of MultiHeadAttention
+
+
+def test_the_temperature_divides_the_query_key_products():
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(600, 4))
-    labels = (x @ [1.0, -2.0, 0.5, 0.0] > 0) + 2 * (x[:, 3] > 0)  # four linear classes
-    assert probes.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
-    shuffled = rng.permutation(labels)
-    assert probes.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
-    # a constant feature is allowed (only centred), and an unseen test label is an error
-    padded = np.hstack([x, np.ones((600, 1))])
-    unseen = np.where(labels[400:] == 2, 7, labels[400:])
-    assert probes.linear_probe(
-        padded[:400], labels[:400], padded[400:], unseen
-    ) < probes.linear_probe(padded[:400], labels[:400], padded[400:], labels[400:])
-    with pytest.raises(ValueError, match="features"):
-        probes.linear_probe(x[:, 0], labels, x, labels)
-    with pytest.raises(ValueError, match="one label per row"):
-        probes.linear_probe(x, labels[:10], x, labels)
-    with pytest.raises(ValueError, match="ridge"):
-        probes.linear_probe(x, labels, x, labels, ridge=0.0)
+    x = rng.normal(size=(2, 5, 8))
+    plain = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1))
+    hot = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1), temperature=0.5
+    )
+    plain(x)
+    hot(x)
+    np.testing.assert_allclose(hot.attention_scores, 2 * plain.attention_scores, rtol=1e-14)
 
 
-def test_position_probes_read_sinusoids_and_nothing_from_noise():
-    from sinpe.core import positional_encoding
-
+def test_custom_frequencies_rotate_as_apply_rope_does():
     rng = np.random.default_rng(0)
-    words = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # 5 token vectors
-    assert probes.position_probes(
-        words + 2 * positional_encoding(np.arange(12), 16), n_train=30, max_offset=3
-    ) == (1.0, 1.0)
-    tokens = rng.normal(size=(40, 12, 16))  # content that knows no position
-    absolute, offset = probes.position_probes(tokens, n_train=30, max_offset=3)
-    chance_offset = 11 / (2 * (11 + 10 + 9))  # the largest classes, offsets +-1
-    assert absolute < 2 / 12 and offset < 2 * chance_offset
-    # the same state at every position: nothing to read but the majority class
-    flat = np.broadcast_to(rng.normal(size=(40, 1, 16)), (40, 12, 16))
-    assert probes.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
-    with pytest.raises(ValueError, match="shape"):
-        probes.position_probes(tokens[0], n_train=30, max_offset=3)
-    with pytest.raises(ValueError, match="n_train"):
-        probes.position_probes(tokens, n_train=40, max_offset=3)
-    with pytest.raises(ValueError, match="max_offset"):
-        probes.position_probes(tokens, n_train=30, max_offset=0)
+    theta = np.array([0.9, 0.2])
+    attention = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
+        np.random.default_rng(1),
+        frequencies=theta,
+    )
+    x = rng.normal(size=(1, 4, 8))
+    attention(x)
+    raw = (x @ attention.params["in_proj_weight"][8:16].T).reshape(1, 4, 2, 4)
+    expected = apply_rope(raw.transpose(0, 2, 1, 3), np.arange(4), frequencies=theta)
+    np.testing.assert_allclose(attention.cache.k, expected, rtol=1e-12, atol=1e-13)
 
 
-def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
-    # the reason position_probes reads offsets from outer products: PE(i) - PE(j), or
-    # the pair side by side, depends on i + j too, and a linear map reads i - j from it
-    # for fewer than half of the pairs, even fitted and scored on the same pairs
-    from sinpe.core import positional_encoding
+@pytest.mark.parametrize("temperature", [0.5, 2.0])
+def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
+    theta = scaled_frequencies(4, 3.0, method="yarn", original_length=4)
+    attention = nn.MultiHeadAttention(
+        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
+        np.random.default_rng(0),
+        frequencies=theta,
+        temperature=temperature,
+    )
+    x = np.random.default_rng(1).normal(size=(2, 5, 8))
+    errors = training.check_gradients(attention, x)
+    assert max(errors.values()) < 1e-6, errors
 
-    table = positional_encoding(np.arange(16), 32)
-    gaps = np.abs(np.arange(16)[:, None] - np.arange(16))
-    first, second = np.nonzero((gaps > 0) & (gaps <= 3))
-    offsets = first - second
-    for features in (table[first] - table[second], np.hstack([table[first], table[second]])):
-        assert probes.linear_probe(features, offsets, features, offsets) < 0.5
-    states = np.broadcast_to(table, (6, 16, 32))
-    assert probes.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(encoding="rope", frequencies=np.ones(3)), ValueError, "shape"),
+        (dict(encoding="none", frequencies=np.ones(2)), ValueError, "encoding='rope'"),
+        (dict(encoding="rope", frequencies=np.array([np.nan, 1.0])), ValueError, "finite"),
+        (dict(encoding="rope", frequencies=np.ones((2, 1))), ValueError, "dimensions"),
+        (dict(encoding="rope", frequencies=["a", "b"]), TypeError, "frequencies"),
+        (dict(temperature=0.0), ValueError, "temperature"),
+        (dict(temperature=1e-320), ValueError, "temperature"),
+        (dict(temperature=-1.0), ValueError, "temperature"),
+        (dict(temperature=np.inf), ValueError, "temperature"),
+        (dict(temperature="1"), TypeError, "temperature"),
+        (dict(temperature=True), TypeError, "temperature"),
+    ],
+)
+def test_attention_refuses_bad_rope_options(kwargs, error, match):
+    config = nn.ModelConfig(d_model=8, n_heads=2, encoding=kwargs.pop("encoding", "none"))
+    with pytest.raises(error, match=match):
+        nn.MultiHeadAttention(config, np.random.default_rng(0), **kwargs)
+
+
+# ---------------------------------------------------------------------------------
+# position_std of a learned table
+
+
+def test_position_std_scales_the_draws_of_the_learned_table():
+    unit = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding="learned", max_len=6, seed=4
+        )
+    )
+    small = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=5,
+            d_model=8,
+            n_heads=2,
+            d_ff=8,
+            n_layers=1,
+            encoding="learned",
+            max_len=6,
+            seed=4,
+            position_std=0.02,
+        )
+    )
+    np.testing.assert_array_equal(
+        small.position.params["weight"], 0.02 * unit.position.params["weight"]
+    )
+    # the other weights are drawn as before
+    np.testing.assert_array_equal(small.head.params["weight"], unit.head.params["weight"])
+
+
+@pytest.mark.parametrize(
+    "std, error",
+    [
+        (0.0, ValueError),
+        (-1.0, ValueError),
+        (np.nan, ValueError),
+        ("0.1", TypeError),
+        (None, TypeError),
+    ],
+)
+def test_position_std_must_be_a_positive_number(std, error):
+    with pytest.raises(error, match="std"):
+        nn.TokenModel(
+            nn.ModelConfig(
+                vocab=5,
+                d_model=8,
+                n_heads=2,
+                d_ff=8,
+                n_layers=1,
+                encoding="learned",
+                position_std=std,
+            )
+        )
 
 
 def _displayed_code(root):

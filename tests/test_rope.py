@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from sources import llama3_inv_freq
 
 import sinpe
 from sinpe import rope
@@ -233,3 +234,15 @@ def test_the_rope_docstring_words_the_offset_and_cites_the_symptom():
     assert "positions only through ``m - n``" in doc
     for thread in ("karpathy/llama2.c/pull/286", "jzhang38/TinyLlama/issues/24"):
         assert f"https://github.com/{thread}" in doc
+
+
+@pytest.mark.parametrize(
+    ("dim", "base", "factor", "original"),
+    [(128, 500000.0, 8.0, 8192), (64, 10000.0, 4.0, 2048), (16, 100.0, 32.0, 16), (2, 1e4, 2.0, 4)],
+)
+def test_llama3_frequencies_is_transformers_rule(dim, base, factor, original):
+    from sinpe.rope import llama3_frequencies
+
+    expected = llama3_inv_freq(dim, base, factor, original=original, dtype=np.float64)
+    got = llama3_frequencies(dim, factor, base=base, original_length=original)
+    np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)

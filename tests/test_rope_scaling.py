@@ -7,7 +7,7 @@ could be fetched, so the release and the wheel's hash are what a reader can veri
 formulas are the same in both releases; where they differ (v4's yarn falls back to
 ``max_position_embeddings`` for the original length, v4's longrope derives ``factor``
 from a top-level ``original_max_position_embeddings``) the config reader follows each
-(tests/test_inspect_models.py). The sources compute in float32 (PyTorch); they are
+(tests/test_configs.py). The sources compute in float32 (PyTorch); they are
 re-typed in float64 and compared within 1e-12, and once in float32 within float32's
 rounding, to show the gap is only that.
 """

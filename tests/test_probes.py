@@ -1,10 +1,11 @@
-"""sinpe.lab.probes and the RoPE stretching of sinpe.lab.experiments, against independent oracles.
+"""sinpe.lab.probes against independent oracles.
 
 The oracles: the score a head computes (the model's own attention scores), direct
 evaluation of ``u(t) . B u(s)`` for the pair decomposition, Chapter 2's ``M_k`` from
 ``sinpe.shift_matrix``, closed-form spectra and residuals, a brute-force scalar
-search with :func:`math.remainder` for the unseen angles, and ``apply_rope`` with
-divided positions for Position Interpolation.
+search with :func:`math.remainder` for the unseen angles, planes at known angles for
+the principal angles, labels a linear map does or cannot read for the probes, and a
+model without positions for the equivariance gap and the attention peak.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 import pytest
 
 import sinpe
-from sinpe.lab import context, nn, probes, training
-from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
+from sinpe.lab import context, nn, probes
+from sinpe.rope import yarn_temperature
 
 # ---------------------------------------------------------------------------------
 # query_key_form: the model's own scores are the oracle
@@ -355,205 +356,7 @@ def test_rotation_residual_refuses_bad_tables(table, offset, error):
 
 
 # ---------------------------------------------------------------------------------
-# extend_context and the RoPE options of MultiHeadAttention
-
-
-def _rope_model():
-    return nn.TokenModel(
-        nn.ModelConfig(vocab=7, d_model=16, n_heads=2, d_ff=16, n_layers=2, encoding="rope", seed=2)
-    )
-
-
-@pytest.mark.parametrize("factor", [2.0, 3.5])
-def test_interpolation_is_rope_at_divided_positions(factor):
-    model = _rope_model()
-    stretched = context.extend_context(model, "interpolation", factor, original_length=8)
-    tokens = np.array([[1, 2, 3, 4, 5, 6]])
-    stretched(tokens)
-    for index in range(2):
-        attention = stretched.layers[index].self_attn
-        x = attention.cache.x  # (B, T, D)
-        raw = x @ attention.params["in_proj_weight"][:16].T  # biases are zero
-        raw = raw.reshape(1, 6, 2, 8).transpose(0, 2, 1, 3)  # (B, H, T, Dh)
-        expected = apply_rope(raw, np.arange(6) / factor)
-        np.testing.assert_allclose(attention.cache.q, expected, rtol=1e-12, atol=1e-13)
-
-
-@pytest.mark.parametrize("method", ["interpolation", "ntk", "yarn"])
-def test_extend_context_sets_the_scaled_frequencies_on_a_copy(method):
-    model = _rope_model()
-    tokens = np.array([[1, 2, 3, 4]])
-    before = model(tokens).copy()
-    stretched = context.extend_context(model, method, 4.0, original_length=8)
-    expected = scaled_frequencies(8, 4.0, method=method, original_length=8)
-    for index in range(2):
-        attention = stretched.layers[index].self_attn
-        np.testing.assert_array_equal(attention.frequencies, expected)
-        assert attention.temperature == (yarn_temperature(4.0) if method == "yarn" else 1.0)
-        assert model.layers[index].self_attn.frequencies is None
-    np.testing.assert_array_equal(model(tokens), before)  # the original is untouched
-    assert not np.allclose(stretched(tokens), before)
-
-
-def test_a_stretch_of_one_changes_nothing():
-    model = _rope_model()
-    tokens = np.array([[1, 2, 3, 4, 0]])
-    for method in ("interpolation", "ntk"):
-        same = context.extend_context(model, method, 1.0, original_length=8)
-        np.testing.assert_allclose(same(tokens), model(tokens), rtol=1e-13, atol=1e-13)
-
-
-def test_ntk_scaling_refuses_a_factor_whose_base_overflows():
-    with pytest.raises(ValueError, match="factor"):
-        scaled_frequencies(8, 1e300, method="ntk")
-    with pytest.raises(ValueError, match="factor"):
-        context.extend_context(_rope_model(), "ntk", 1e300, original_length=8)
-    assert np.isfinite(scaled_frequencies(8, 1e6, method="ntk")).all()
-
-
-def test_extend_context_refuses_models_without_rope_and_bad_options():
-    with pytest.raises(ValueError, match="RoPE"):
-        context.extend_context(
-            nn.TokenModel(nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=1)),
-            "ntk",
-            2.0,
-            original_length=8,
-        )
-    with pytest.raises(ValueError, match="RoPE"):
-        context.extend_context(
-            nn.TokenModel(
-                nn.ModelConfig(vocab=7, d_model=8, n_heads=2, d_ff=16, n_layers=0, encoding="rope")
-            ),
-            "ntk",
-            2.0,
-            original_length=8,
-        )
-    with pytest.raises(TypeError, match="model"):
-        context.extend_context("model", "ntk", 2.0, original_length=8)
-    with pytest.raises(ValueError, match="method"):
-        context.extend_context(_rope_model(), "linear", 2.0, original_length=8)
-    with pytest.raises(ValueError, match="factor"):
-        context.extend_context(_rope_model(), "ntk", 0.5, original_length=8)
-    with pytest.raises(ValueError, match="original_length"):
-        context.extend_context(_rope_model(), "yarn", 2.0, original_length=0)
-
-
-def test_the_temperature_divides_the_query_key_products():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(2, 5, 8))
-    plain = nn.MultiHeadAttention(nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1))
-    hot = nn.MultiHeadAttention(
-        nn.ModelConfig(d_model=8, n_heads=2), np.random.default_rng(1), temperature=0.5
-    )
-    plain(x)
-    hot(x)
-    np.testing.assert_allclose(hot.attention_scores, 2 * plain.attention_scores, rtol=1e-14)
-
-
-def test_custom_frequencies_rotate_as_apply_rope_does():
-    rng = np.random.default_rng(0)
-    theta = np.array([0.9, 0.2])
-    attention = nn.MultiHeadAttention(
-        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
-        np.random.default_rng(1),
-        frequencies=theta,
-    )
-    x = rng.normal(size=(1, 4, 8))
-    attention(x)
-    raw = (x @ attention.params["in_proj_weight"][8:16].T).reshape(1, 4, 2, 4)
-    expected = apply_rope(raw.transpose(0, 2, 1, 3), np.arange(4), frequencies=theta)
-    np.testing.assert_allclose(attention.cache.k, expected, rtol=1e-12, atol=1e-13)
-
-
-@pytest.mark.parametrize("temperature", [0.5, 2.0])
-def test_gradients_with_custom_frequencies_and_a_temperature(temperature):
-    theta = scaled_frequencies(4, 3.0, method="yarn", original_length=4)
-    attention = nn.MultiHeadAttention(
-        nn.ModelConfig(d_model=8, n_heads=2, encoding="rope"),
-        np.random.default_rng(0),
-        frequencies=theta,
-        temperature=temperature,
-    )
-    x = np.random.default_rng(1).normal(size=(2, 5, 8))
-    errors = training.check_gradients(attention, x)
-    assert max(errors.values()) < 1e-6, errors
-
-
-@pytest.mark.parametrize(
-    "kwargs, error, match",
-    [
-        (dict(encoding="rope", frequencies=np.ones(3)), ValueError, "shape"),
-        (dict(encoding="none", frequencies=np.ones(2)), ValueError, "encoding='rope'"),
-        (dict(encoding="rope", frequencies=np.array([np.nan, 1.0])), ValueError, "finite"),
-        (dict(encoding="rope", frequencies=np.ones((2, 1))), ValueError, "dimensions"),
-        (dict(encoding="rope", frequencies=["a", "b"]), TypeError, "frequencies"),
-        (dict(temperature=0.0), ValueError, "temperature"),
-        (dict(temperature=1e-320), ValueError, "temperature"),
-        (dict(temperature=-1.0), ValueError, "temperature"),
-        (dict(temperature=np.inf), ValueError, "temperature"),
-        (dict(temperature="1"), TypeError, "temperature"),
-        (dict(temperature=True), TypeError, "temperature"),
-    ],
-)
-def test_attention_refuses_bad_rope_options(kwargs, error, match):
-    config = nn.ModelConfig(d_model=8, n_heads=2, encoding=kwargs.pop("encoding", "none"))
-    with pytest.raises(error, match=match):
-        nn.MultiHeadAttention(config, np.random.default_rng(0), **kwargs)
-
-
-# ---------------------------------------------------------------------------------
-# position_std of a learned table
-
-
-def test_position_std_scales_the_draws_of_the_learned_table():
-    unit = nn.TokenModel(
-        nn.ModelConfig(
-            vocab=5, d_model=8, n_heads=2, d_ff=8, n_layers=1, encoding="learned", max_len=6, seed=4
-        )
-    )
-    small = nn.TokenModel(
-        nn.ModelConfig(
-            vocab=5,
-            d_model=8,
-            n_heads=2,
-            d_ff=8,
-            n_layers=1,
-            encoding="learned",
-            max_len=6,
-            seed=4,
-            position_std=0.02,
-        )
-    )
-    np.testing.assert_array_equal(
-        small.position.params["weight"], 0.02 * unit.position.params["weight"]
-    )
-    # the other weights are drawn as before
-    np.testing.assert_array_equal(small.head.params["weight"], unit.head.params["weight"])
-
-
-@pytest.mark.parametrize(
-    "std, error",
-    [
-        (0.0, ValueError),
-        (-1.0, ValueError),
-        (np.nan, ValueError),
-        ("0.1", TypeError),
-        (None, TypeError),
-    ],
-)
-def test_position_std_must_be_a_positive_number(std, error):
-    with pytest.raises(error, match="std"):
-        nn.TokenModel(
-            nn.ModelConfig(
-                vocab=5,
-                d_model=8,
-                n_heads=2,
-                d_ff=8,
-                n_layers=1,
-                encoding="learned",
-                position_std=std,
-            )
-        )
+# the edges: a turn just short of a circle, the Nyquist bin, huge and tiny entries
 
 
 def test_a_turn_just_short_of_a_full_circle_is_a_small_step():
@@ -618,3 +421,106 @@ def test_principal_angles_against_planes_of_known_angles():
 def test_principal_angles_refuse_what_spans_nothing(first, second, error, words):
     with pytest.raises(error, match=words):
         probes.principal_angles(first, second)
+
+
+# ---------------------------------------------------------------------------------
+# linear_probe and position_probes: labels a linear map reads, and noise
+
+
+def test_linear_probe_reads_linear_labels_and_not_random_ones():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 4))
+    labels = (x @ [1.0, -2.0, 0.5, 0.0] > 0) + 2 * (x[:, 3] > 0)  # four linear classes
+    assert probes.linear_probe(x[:400], labels[:400], x[400:], labels[400:]) > 0.85
+    shuffled = rng.permutation(labels)
+    assert probes.linear_probe(x[:400], shuffled[:400], x[400:], shuffled[400:]) < 0.6
+    # a constant feature is allowed (only centred), and an unseen test label is an error
+    padded = np.hstack([x, np.ones((600, 1))])
+    unseen = np.where(labels[400:] == 2, 7, labels[400:])
+    assert probes.linear_probe(
+        padded[:400], labels[:400], padded[400:], unseen
+    ) < probes.linear_probe(padded[:400], labels[:400], padded[400:], labels[400:])
+    with pytest.raises(ValueError, match="features"):
+        probes.linear_probe(x[:, 0], labels, x, labels)
+    with pytest.raises(ValueError, match="one label per row"):
+        probes.linear_probe(x, labels[:10], x, labels)
+    with pytest.raises(ValueError, match="ridge"):
+        probes.linear_probe(x, labels, x, labels, ridge=0.0)
+
+
+def test_position_probes_read_sinusoids_and_nothing_from_noise():
+    from sinpe.core import positional_encoding
+
+    rng = np.random.default_rng(0)
+    words = rng.normal(size=(5, 16))[rng.integers(0, 5, size=(40, 12))]  # 5 token vectors
+    assert probes.position_probes(
+        words + 2 * positional_encoding(np.arange(12), 16), n_train=30, max_offset=3
+    ) == (1.0, 1.0)
+    tokens = rng.normal(size=(40, 12, 16))  # content that knows no position
+    absolute, offset = probes.position_probes(tokens, n_train=30, max_offset=3)
+    chance_offset = 11 / (2 * (11 + 10 + 9))  # the largest classes, offsets +-1
+    assert absolute < 2 / 12 and offset < 2 * chance_offset
+    # the same state at every position: nothing to read but the majority class
+    flat = np.broadcast_to(rng.normal(size=(40, 1, 16)), (40, 12, 16))
+    assert probes.position_probes(flat, n_train=30, max_offset=3) == (1 / 12, chance_offset)
+    with pytest.raises(ValueError, match="shape"):
+        probes.position_probes(tokens[0], n_train=30, max_offset=3)
+    with pytest.raises(ValueError, match="n_train"):
+        probes.position_probes(tokens, n_train=40, max_offset=3)
+    with pytest.raises(ValueError, match="max_offset"):
+        probes.position_probes(tokens, n_train=30, max_offset=0)
+
+
+def test_offsets_need_a_bilinear_probe_even_on_the_bare_sinusoids():
+    # the reason position_probes reads offsets from outer products: PE(i) - PE(j), or
+    # the pair side by side, depends on i + j too, and a linear map reads i - j from it
+    # for fewer than half of the pairs, even fitted and scored on the same pairs
+    from sinpe.core import positional_encoding
+
+    table = positional_encoding(np.arange(16), 32)
+    gaps = np.abs(np.arange(16)[:, None] - np.arange(16))
+    first, second = np.nonzero((gaps > 0) & (gaps <= 3))
+    offsets = first - second
+    for features in (table[first] - table[second], np.hstack([table[first], table[second]])):
+        assert probes.linear_probe(features, offsets, features, offsets) < 0.5
+    states = np.broadcast_to(table, (6, 16, 32))
+    assert probes.position_probes(states, n_train=4, max_offset=3) == (1.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------
+# equivariance_gap and attention_peak: a model that sees no position
+
+
+def test_equivariance_gap():
+    permutation = np.random.default_rng(1).permutation(8)
+    tokens = np.random.default_rng(2).integers(0, 6, size=(3, 8))
+    blind = nn.TokenModel(
+        nn.ModelConfig(vocab=6, d_model=16, n_heads=2, d_ff=32, n_layers=2, encoding="none", seed=0)
+    )
+    seeing = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=6, d_model=16, n_heads=2, d_ff=32, n_layers=2, encoding="sinusoidal", seed=0
+        )
+    )
+    assert probes.equivariance_gap(blind, tokens, permutation) < 1e-12
+    assert probes.equivariance_gap(seeing, tokens, permutation) > 1e-2
+
+
+def test_attention_peak_between_uniform_and_one_hot():
+    tokens = np.random.default_rng(3).integers(0, 10, size=(4, 8))
+    calm = nn.TokenModel(
+        nn.ModelConfig(vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, seed=0)
+    )
+    loud = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, embedding_std=1.0, seed=0
+        )
+    )  # scaled: large inputs
+    blind = nn.TokenModel(
+        nn.ModelConfig(
+            vocab=10, d_model=16, n_heads=2, d_ff=32, n_layers=1, encoding="none", seed=0
+        )
+    )
+    same = probes.attention_peak(blind, np.zeros((4, 8), dtype=int))
+    assert same == pytest.approx(1 / 8, rel=1e-12)  # identical inputs: attention is uniform
+    assert 1 / 8 <= probes.attention_peak(calm, tokens) < probes.attention_peak(loud, tokens) <= 1
