@@ -44,6 +44,7 @@ __all__ = [
     "NARROW_WIDTH",
     "SEQUENTIAL",
     "animation_html",
+    "colorbar_in",
     "figure",
     "heatmap",
     "narrow_png",
@@ -419,6 +420,35 @@ def heatmap(
     bar.set_label(colorbar_label)
     ax.grid(False)
     return image
+
+
+def colorbar_in(ax: Axes, image: Any, *, label: str, ticks: Sequence[float] | None = None) -> Any:
+    """Draw the colour bar of several heatmaps across ``ax``, an empty cell of their grid.
+
+    ``ax`` is turned off and holds a horizontal colour bar, labelled ``label`` (the
+    quantity and its unit), in its middle. It takes no room beside the grid, so the
+    heatmaps keep their width, and the phone variant (:func:`narrow_png`) moves it
+    with its cell: beside the grid, a shared bar squeezed into a stacked layout
+    overlapped the panels' labels. ``ticks`` default to Matplotlib's; give a few
+    (such as ``[-1, 0, 1]``) for a narrow cell. Returns the colour bar.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, axes = plotting.figure(ncols=2, width=6.0, height=3.0)
+    ...     image = axes[0].imshow(np.eye(3))
+    ...     bar = plotting.colorbar_in(axes[1], image, label="value", ticks=[0, 1])
+    >>> bar.orientation, bar.ax.get_xlabel(), axes[1].axison
+    ('horizontal', 'value', False)
+    >>> plt.close(fig)
+    """
+    ax.set_axis_off()
+    bar_ax = ax.inset_axes((0.1, 0.45, 0.8, 0.1))
+    bar = ax.figure.colorbar(image, cax=bar_ax, orientation="horizontal", ticks=ticks)
+    bar.set_label(label)
+    return bar
 
 
 def unit_circle(ax: Axes, *, horizontal: str, vertical: str) -> None:
