@@ -494,6 +494,40 @@ input[type=range].anim-slider { max-width: 100%; }
 </style>"""
 
 
+#: The player's button icons as inline SVG (16 x 16, in the text colour), by the Font
+#: Awesome class ``to_jshtml`` names them with: without Font Awesome's stylesheet (a
+#: notebook front end, the reader's edition) its ``<i class="fa ...">`` icons are blank.
+_ICONS = {
+    "fa-minus": '<rect x="3" y="7" width="10" height="2"/>',
+    "fa-plus": '<rect x="3" y="7" width="10" height="2"/><rect x="7" y="3" width="2" height="10"/>',
+    "fa-play": '<polygon points="4,2 14,8 4,14"/>',
+    "fa-play fa-flip-horizontal": '<polygon points="12,2 2,8 12,14"/>',
+    "fa-pause": '<rect x="3" y="2" width="4" height="12"/>'
+    '<rect x="9" y="2" width="4" height="12"/>',
+    "fa-step-forward": '<polygon points="3,2 11,8 3,14"/>'
+    '<rect x="11" y="2" width="2" height="12"/>',
+    "fa-step-backward": '<polygon points="13,2 5,8 13,14"/>'
+    '<rect x="3" y="2" width="2" height="12"/>',
+    "fa-fast-forward": '<polygon points="1,2 8,8 1,14"/><polygon points="8,2 15,8 8,14"/>',
+    "fa-fast-backward": '<polygon points="15,2 8,8 15,14"/><polygon points="8,2 1,8 8,14"/>',
+}
+
+
+def _drawn_buttons(html: str) -> str:
+    """The player's Font Awesome icons replaced by :data:`_ICONS`; an unknown one fails."""
+
+    def drawn(match: re.Match) -> str:
+        shapes = _ICONS.get(match[1].strip())
+        if shapes is None:
+            raise ValueError(f"no drawing for the player's icon {match[1]!r}")
+        return (
+            '<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor" '
+            f'aria-hidden="true" focusable="false">{shapes}</svg>'
+        )
+
+    return re.sub(r'<i class="fa ([\w -]+)"></i>', drawn, html)
+
+
 @constrained(
     width=Integer(hint="such as 700"), colors=Integer(2, 256, hint="such as 64"), autoplay=FLAG
 )
@@ -518,6 +552,8 @@ def animation_html(
     * frames are ``width`` CSS px wide at most (the player shrinks or wraps on a
       phone), with ``alt`` as their text alternative; the slider is labelled for
       screen readers; nothing is fetched from a CDN;
+    * its buttons are drawn in inline SVG: they show without Font Awesome's stylesheet
+      (in a notebook front end), each named for screen readers as Matplotlib names it;
     * with ``autoplay``, it starts once scrolled into view, unless the reader's system
       asks for reduced motion.
 
@@ -563,4 +599,4 @@ def animation_html(
     )
     html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
     html = html.replace('class="anim-slider"', 'class="anim-slider" aria-label="frame"')
-    return html + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")
+    return _drawn_buttons(html) + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")

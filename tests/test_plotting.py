@@ -86,6 +86,26 @@ def test_animation_html_is_reproducible_offline_and_accessible():
     assert 'width="300"' in still
 
 
+def test_the_players_buttons_are_drawn_without_font_awesome():
+    # Issue 41: in a notebook front end (no Font Awesome stylesheet) the player's
+    # <i class="fa ..."> icons were blank buttons. Each is an inline SVG now, and each
+    # button still has its name for a screen reader.
+    import re
+
+    html = _tilting_line()
+    buttons = re.findall(r"<button [^>]*>(.*?)</button>", html, re.S)
+    assert len(buttons) == 9
+    assert 'class="fa' not in html
+    for inside in buttons:
+        assert re.fullmatch(
+            r'\s*<svg [^>]*aria-hidden="true"[^>]*>(<(rect|polygon) [^>]+/>)+</svg>', inside
+        )
+    assert len(set(buttons)) == 9  # nine different drawings
+    assert re.findall(r'<button [^>]*aria-label="([^"]+)"', html)[4] == "Pause"
+    with pytest.raises(ValueError, match="no drawing for the player's icon 'fa-rocket'"):
+        plotting._drawn_buttons('<i class="fa fa-rocket"></i>')
+
+
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
