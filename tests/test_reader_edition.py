@@ -377,13 +377,13 @@ def test_the_edition_opens_on_one_line_folds_answers_and_carries_alt(reader, tmp
     front end collapses it (and a short cell where not), an answer's output is folded for
     JupyterLab and the classic Notebook alike, each image has the book's alt text, and
     the animation's buttons are drawn, not Font Awesome icons."""
-    from sinpe import plotting
 
     class Numbers(reader.Book):
         def number(self, docname, anchor):
             return {"fig-a": ("Figure", "3.1")}[anchor]
 
-    html = plotting._drawn_buttons('<button title="Play"><i class="fa fa-play"></i></button>')
+    # a button as sinpe.plotting.animation_html draws it (tests/test_plotting.py)
+    html = '<button title="Play"><svg viewBox="0 0 16 16"><polygon points="4,2 14,8 4,14"/></svg>'
     edition = reader.edition(_planted_twin(tmp_path, html), Numbers(None, "https://e.org/"))
     install, cells = edition.cells[0], {c.id: c for c in edition.cells}
     lines = install.source.split("\n")

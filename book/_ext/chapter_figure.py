@@ -73,6 +73,9 @@ class ChapterFigure(SphinxDirective):
             classes=[CLASS],
         )
         image["sinpe_metadata"] = found["metadata"]
+        for side in ("width", "height"):  # the 1x size, as myst-nb sizes the chapter's
+            if side in found["metadata"]:
+                image[side] = f"{found['metadata'][side]}px"
         # A container, not a figure: the chapter numbers the figure; here it would get a
         # number of its own ("Fig. 1") that no chapter has.
         shown = nodes.container("", nodes.paragraph("", "", image), classes=[CLASS])
