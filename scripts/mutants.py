@@ -1650,6 +1650,27 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "plotting.py",
+        "animation_html",
+        "_drawn_buttons(html)",
+        "html",
+        "animation_html: Font Awesome icons kept (blank buttons in a notebook)",
+    ),
+    M(
+        "plotting.py",
+        "colorbar_in",
+        "(0.1, 0.45, 0.8, 0.1)",
+        "(0.1, 0.45, 2.5, 0.1)",
+        "colorbar_in: the bar runs out of its cell",
+    ),
+    M(
+        "plotting.py",
+        "colorbar_in",
+        "ax.set_axis_off()",
+        "",
+        "colorbar_in: the empty cell keeps its axes",
+    ),
+    M(
+        "plotting.py",
         "",
         "MIN_FONT_SIZE",
         "'small'",

@@ -9,14 +9,17 @@ build renders. This script turns each twin into ``notebooks/<name>.ipynb``:
   to the web page, citations as "(Vaswani et al., 2017)", admonitions, theorems and
   exercises as headed blocks; solutions and "Answer" boxes folded with ``<details>``
   (a solution's code cells collapsed), figure captions in a Markdown cell below the
-  figure (folded too when the figure's output is);
+  figure (folded too when the figure's output is), the figure's alt text on its image
+  (``metadata["image/png"]["alt"]``, as nbconvert and IPython's ``Image`` put it);
 * cells hidden on the web page are collapsed (``jupyter.source_hidden`` and Colab's form
   view, ``# @title``), and so are folded outputs (``hide-output``: the answer of a
-  "Predict, then run" box; ``jupyter.outputs_hidden``); cells that show nothing
+  "Predict, then run" box; ``jupyter.outputs_hidden``, and ``collapsed`` for the
+  classic Notebook); cells that show nothing
   (bookkeeping: glue, verdicts) move up past the Markdown before them, to sit right
   after the code cell they serve (moving a code cell past Markdown never changes what
   runs, or in which order);
-* a first cell installs ``sinpe`` when the kernel lacks it (:data:`INSTALL_CELL`).
+* a first cell installs ``sinpe`` when the kernel lacks it (:func:`install_cell`), its
+  first line its title, collapsed to that line.
 
 Numbers and anchors come from the book's own build (``_build/.doctrees``), so the
 reader's edition says "Figure 3.2" exactly where the web page does. ``make twins``
@@ -62,24 +65,24 @@ MYST_LEFTOVERS = re.compile(
 
 
 def install_cell() -> str:
-    """The first cell of every reader's edition: sinpe, if this kernel lacks it."""
-    return f'''# @title Install sinpe if this kernel does not have it
-# sinpe already importable: nothing to do. A wheel beside this notebook (the book's
-# notebook download): install it. Otherwise: the release from the package index.
-import importlib
+    """The first cell of every reader's edition: sinpe, if this kernel lacks it.
+
+    Its first line says what it does: the one line a reader sees, where the front end
+    collapses the cell (``jupyter.source_hidden``; Colab's form view shows the title),
+    and the first of 13 short ones where it does not.
+    """
+    return f'''# @title Install sinpe if this kernel lacks it (the wheel beside, or PyPI)
 import importlib.util
 import pathlib
 import subprocess
 import sys
 
+wheel = pathlib.Path("{zips.wheel_name()}").resolve()
+source = f" @ {{wheel.as_uri()}}" if wheel.exists() else "=={zips.version()}"
 if importlib.util.find_spec("sinpe") is None:
-    wheel = pathlib.Path("{zips.wheel_name()}").resolve()
-    extras = "[{",".join(zips.EXTRAS)}]"
-    if wheel.exists():
-        source = f"sinpe{{extras}} @ {{wheel.as_uri()}}"
-    else:
-        source = f"sinpe{{extras}}=={zips.version()}"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", source], check=True)
+    sinpe = f"sinpe[{",".join(zips.EXTRAS)}]{{source}}"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", sinpe]
+    subprocess.run(pip, check=True)
     importlib.invalidate_caches()'''
 
 
@@ -463,6 +466,27 @@ def _visible(outputs: list) -> bool:
     )
 
 
+def _fold_outputs(cell) -> None:
+    """Fold a code cell's outputs: ``jupyter.outputs_hidden`` (JupyterLab, Notebook 7)
+    and ``collapsed`` (the classic Notebook and front ends that follow it)."""
+    cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
+    cell.metadata["collapsed"] = True
+
+
+def _carry_alt(cell, alt: str) -> None:
+    """The book's alt text on each image a cell shows, where nbconvert's HTML export and
+    IPython's ``Image(alt=...)`` put it (``metadata["image/png"]["alt"]``), and on the
+    cell (nbconvert's fallback)."""
+    alt = " ".join(alt.split())
+    if not alt:
+        return
+    for output in cell.outputs:
+        for mime in output.get("data", {}):
+            if mime.startswith("image/"):
+                output.setdefault("metadata", {}).setdefault(mime, {})["alt"] = alt
+    cell.metadata["alt"] = alt
+
+
 def _hide_source(cell, title: str) -> None:
     cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     cell.metadata["cellView"] = "form"  # Colab: the title, not the code
@@ -485,9 +509,11 @@ def edition(twin: Path, book: Book):
             if cell.source.strip():
                 cells.append(cell)
             continue
-        figure = cell.metadata.pop("mystnb", {}).get("figure")
+        mystnb = cell.metadata.pop("mystnb", {})
+        figure = mystnb.get("figure")
+        _carry_alt(cell, mystnb.get("image", {}).get("alt", ""))
         if convert.in_solution:
-            cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
+            _fold_outputs(cell)
             _hide_source(cell, re.sub("<.*?>", "", convert.in_solution) + ": code")
         bookkeeping = ("remove-cell" in tags or "remove-input" in tags) and not _visible(
             cell.outputs
@@ -503,7 +529,7 @@ def edition(twin: Path, book: Book):
             _hide_source(cell, "Code (folded on the web page)")
         folded_output = bool({"remove-output", "hide-output", "hide-cell"} & set(tags))
         if folded_output:
-            cell.metadata.setdefault("jupyter", {})["outputs_hidden"] = True
+            _fold_outputs(cell)
         cell.metadata["tags"] = [t for t in tags if t.startswith(("nbval", "raises"))]
         if not cell.metadata["tags"]:
             del cell.metadata["tags"]

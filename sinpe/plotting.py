@@ -44,6 +44,7 @@ __all__ = [
     "NARROW_WIDTH",
     "SEQUENTIAL",
     "animation_html",
+    "colorbar_in",
     "figure",
     "heatmap",
     "narrow_png",
@@ -421,6 +422,35 @@ def heatmap(
     return image
 
 
+def colorbar_in(ax: Axes, image: Any, *, label: str, ticks: Sequence[float] | None = None) -> Any:
+    """Draw the colour bar of several heatmaps across ``ax``, an empty cell of their grid.
+
+    ``ax`` is turned off and holds a horizontal colour bar, labelled ``label`` (the
+    quantity and its unit), in its middle. It takes no room beside the grid, so the
+    heatmaps keep their width, and the phone variant (:func:`narrow_png`) moves it
+    with its cell: beside the grid, a shared bar squeezed into a stacked layout
+    overlapped the panels' labels. ``ticks`` default to Matplotlib's; give a few
+    (such as ``[-1, 0, 1]``) for a narrow cell. Returns the colour bar.
+
+    Examples
+    --------
+    >>> import numpy as np, matplotlib as mpl, matplotlib.pyplot as plt
+    >>> from sinpe import plotting
+    >>> with mpl.rc_context():
+    ...     fig, axes = plotting.figure(ncols=2, width=6.0, height=3.0)
+    ...     image = axes[0].imshow(np.eye(3))
+    ...     bar = plotting.colorbar_in(axes[1], image, label="value", ticks=[0, 1])
+    >>> bar.orientation, bar.ax.get_xlabel(), axes[1].axison
+    ('horizontal', 'value', False)
+    >>> plt.close(fig)
+    """
+    ax.set_axis_off()
+    bar_ax = ax.inset_axes((0.1, 0.45, 0.8, 0.1))
+    bar = ax.figure.colorbar(image, cax=bar_ax, orientation="horizontal", ticks=ticks)
+    bar.set_label(label)
+    return bar
+
+
 def unit_circle(ax: Axes, *, horizontal: str, vertical: str) -> None:
     """Draw the unit circle in ``ax`` for 'clock hand' plots: labelled axes, equal aspect.
 
@@ -464,6 +494,40 @@ input[type=range].anim-slider { max-width: 100%; }
 </style>"""
 
 
+#: The player's button icons as inline SVG (16 x 16, in the text colour), by the Font
+#: Awesome class ``to_jshtml`` names them with: without Font Awesome's stylesheet (a
+#: notebook front end, the reader's edition) its ``<i class="fa ...">`` icons are blank.
+_ICONS = {
+    "fa-minus": '<rect x="3" y="7" width="10" height="2"/>',
+    "fa-plus": '<rect x="3" y="7" width="10" height="2"/><rect x="7" y="3" width="2" height="10"/>',
+    "fa-play": '<polygon points="4,2 14,8 4,14"/>',
+    "fa-play fa-flip-horizontal": '<polygon points="12,2 2,8 12,14"/>',
+    "fa-pause": '<rect x="3" y="2" width="4" height="12"/>'
+    '<rect x="9" y="2" width="4" height="12"/>',
+    "fa-step-forward": '<polygon points="3,2 11,8 3,14"/>'
+    '<rect x="11" y="2" width="2" height="12"/>',
+    "fa-step-backward": '<polygon points="13,2 5,8 13,14"/>'
+    '<rect x="3" y="2" width="2" height="12"/>',
+    "fa-fast-forward": '<polygon points="1,2 8,8 1,14"/><polygon points="8,2 15,8 8,14"/>',
+    "fa-fast-backward": '<polygon points="15,2 8,8 15,14"/><polygon points="8,2 1,8 8,14"/>',
+}
+
+
+def _drawn_buttons(html: str) -> str:
+    """The player's Font Awesome icons replaced by :data:`_ICONS`; an unknown one fails."""
+
+    def drawn(match: re.Match) -> str:
+        shapes = _ICONS.get(match[1].strip())
+        if shapes is None:
+            raise ValueError(f"no drawing for the player's icon {match[1]!r}")
+        return (
+            '<svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor" '
+            f'aria-hidden="true" focusable="false">{shapes}</svg>'
+        )
+
+    return re.sub(r'<i class="fa ([\w -]+)"></i>', drawn, html)
+
+
 @constrained(
     width=Integer(hint="such as 700"), colors=Integer(2, 256, hint="such as 64"), autoplay=FLAG
 )
@@ -488,6 +552,8 @@ def animation_html(
     * frames are ``width`` CSS px wide at most (the player shrinks or wraps on a
       phone), with ``alt`` as their text alternative; the slider is labelled for
       screen readers; nothing is fetched from a CDN;
+    * its buttons are drawn in inline SVG: they show without Font Awesome's stylesheet
+      (in a notebook front end), each named for screen readers as Matplotlib names it;
     * with ``autoplay``, it starts once scrolled into view, unless the reader's system
       asks for reduced motion.
 
@@ -533,4 +599,4 @@ def animation_html(
     )
     html = re.sub(r"<link[^>]*font-awesome[^>]*>", "", html)
     html = html.replace('class="anim-slider"', 'class="anim-slider" aria-label="frame"')
-    return html + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")
+    return _drawn_buttons(html) + _FITS + (_AUTOPLAY % {"name": name} if autoplay else "")

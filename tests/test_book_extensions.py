@@ -8,6 +8,7 @@ tests/test_page_weight.py and tests/test_pdf.py.
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import pytest
 from docutils import nodes
@@ -211,3 +212,37 @@ def test_the_measurement_says_its_commands_as_code(chapter_seconds):
     found = chapter_seconds.inline("the reader's path of `make test`, on 2 cores")
     assert [type(node).__name__ for node in found] == ["Text", "literal", "Text"]
     assert found[1].astext() == "make test"
+
+
+def test_a_chapter_figure_is_read_from_its_twin(root):
+    """book/_ext/chapter_figure.py: the intro's figure is the chapter's own output, with
+    the chapter's alt text and phone variant; a name no twin has fails the build."""
+    import base64
+
+    from sphinx.errors import ExtensionError
+
+    from sinpe.plotting import NARROW_KEY
+
+    chapter_figure = _extension(root, "chapter_figure")
+    found = chapter_figure.find_figure(root / "book", "fig-heatmap")
+    assert found["twin"].name == "ch03_seeing.ipynb"
+    assert base64.b64decode(found["png"]).startswith(b"\x89PNG")
+    assert found["alt"].startswith("A heatmap with position") and "\n" not in found["alt"]
+    assert NARROW_KEY in found["metadata"]
+    with pytest.raises(ExtensionError, match=r"no executed twin .* named 'fig-nowhere'"):
+        chapter_figure.find_figure(root / "book", "fig-nowhere")
+
+
+def test_the_intro_opens_with_a_figure_and_a_question(root):
+    """Issue 41: the intro opened with no picture and no hook. Before any formula and
+    before its first section: a chapter's figure, then a question in bold."""
+    text = (root / "book" / "intro.md").read_text(encoding="utf-8")
+    opening = text[: text.index("\n## ")]
+    figure = re.search(r"^```\{chapter-figure\} (\S+)$", opening, re.M)
+    assert figure, "the intro's first screen shows no chapter figure"
+    question = re.search(r"\*\*[^*]+\?\*\*", opening)
+    assert question and figure.start() < question.start()
+    first_formula = min(
+        (i for i in (opening.find("$"), opening.find("{math}")) if i >= 0), default=len(opening)
+    )
+    assert question.start() < first_formula

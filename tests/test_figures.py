@@ -233,3 +233,77 @@ def test_the_plugin_adds_figures_to_nbvals_comparison(check, wavelengths, tmp_pa
     retitled[0]["data"]["text/plain"] = "<Figure size 700x361 with 1 Axes>"
     assert not item.compare_outputs(retitled, wavelengths)
     assert "mismatch 'text/plain'" in "\n".join(item.comparison_traceback)
+
+
+def _phone_variant(root, chapter: str, name: str) -> np.ndarray:
+    """The committed phone variant of figure ``name`` as grey levels (0 black)."""
+    (cell,) = [
+        c
+        for c in _twin(root, chapter).cells
+        if c.metadata.get("mystnb", {}).get("figure", {}).get("name") == name
+    ]
+    (variant,) = [
+        o["metadata"]["image/png"][plotting.NARROW_KEY]
+        for o in cell.outputs
+        if plotting.NARROW_KEY in o.get("metadata", {}).get("image/png", {})
+    ]
+    image = Image.open(io.BytesIO(base64.b64decode(variant["data"]))).convert("L")
+    assert image.size[0] // 2 == variant["width"]
+    return np.asarray(image)
+
+
+def _longest_dark_run(pixels: np.ndarray) -> float:
+    """The longest horizontal run of dark pixels (an x axis), as a share of the width."""
+    dark = np.pad(pixels < 60, ((0, 0), (1, 1))).astype(np.int8)
+    edges = np.diff(dark, axis=1)
+    runs = [(np.flatnonzero(row == -1) - np.flatnonzero(row == 1)).max(initial=0) for row in edges]
+    return max(runs) / pixels.shape[1]
+
+
+def test_fig_5_2_uses_the_whole_phone_width(root):
+    # Its legends above the panels were wider than the panels: constrained layout shrank
+    # the panels to about a third of the phone's width, and the variant came out wider
+    # than the phone's column (396 CSS px), so the phone also scaled it down.
+    pixels = _phone_variant(root, "ch05_fourier_features", "fig-spectral-bias")
+    assert pixels.shape[1] // 2 <= plotting.NARROW_WIDTH * 100 + 15
+    assert _longest_dark_run(pixels) > 0.6
+    # the measure itself: a panel a third as wide as its image fails it
+    third = np.full((40, 300), 255, np.uint8)
+    third[20, 100:200] = 0
+    assert _longest_dark_run(third) < 0.6
+
+
+def _above_the_axes(root, chapter: str, name: str, colour: str) -> int:
+    """Pixels of ``colour`` above the top of the y axis (the longest vertical dark run)
+    in the committed phone variant of figure ``name``: a legend's swatch up there."""
+    pixels = _phone_variant(root, chapter, name)
+    dark = np.pad(pixels < 60, ((1, 1), (0, 0))).astype(np.int8)
+    edges = np.diff(dark, axis=0)
+    runs = [
+        (int((ends - starts).max(initial=0)), int(starts[np.argmax(ends - starts)]))
+        for starts, ends in (
+            (np.flatnonzero(edges[:, x] == 1), np.flatnonzero(edges[:, x] == -1))
+            for x in range(pixels.shape[1])
+        )
+        if len(starts)
+    ]
+    top = max(runs)[1]
+    (cell,) = [
+        c
+        for c in _twin(root, chapter).cells
+        if c.metadata.get("mystnb", {}).get("figure", {}).get("name") == name
+    ]
+    (png,) = [
+        o["metadata"]["image/png"][plotting.NARROW_KEY]["data"]
+        for o in cell.outputs
+        if plotting.NARROW_KEY in o.get("metadata", {}).get("image/png", {})
+    ]
+    rgb = np.asarray(Image.open(io.BytesIO(base64.b64decode(png))).convert("RGB")).astype(int)
+    wanted = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
+    return int((np.abs(rgb[:top] - wanted).sum(axis=2) < 40).sum())
+
+
+def test_fig_4_6_legend_sits_above_the_data_on_a_phone(root):
+    # At 390 px its legend (upper right, inside the axes) covered the accuracy peaks:
+    # it sits above the axes now, its seed-0 swatch in the first colour of the style.
+    assert _above_the_axes(root, "ch04_transformer", "fig-extrapolation", plotting.COLORS[0]) > 20

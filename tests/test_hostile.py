@@ -109,6 +109,7 @@ SKIP = {
     "sinpe.diagrams.arrow": "draws (Matplotlib) an arrow between two given points",
     "sinpe.diagrams.box": "draws (Matplotlib) a labelled box at a given point",
     "sinpe.plotting.figure": "draws (Matplotlib)",
+    "sinpe.plotting.colorbar_in": "draws (Matplotlib): a colour bar for an image it is given",
     "sinpe.plotting.heatmap": "draws (Matplotlib); NaN cells are legitimate (masked)",
     "sinpe.plotting.narrow_png": "redraws a Matplotlib figure (a figure is its only input)",
     "sinpe.plotting.style": "sets Matplotlib rcParams, no arguments",

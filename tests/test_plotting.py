@@ -86,6 +86,26 @@ def test_animation_html_is_reproducible_offline_and_accessible():
     assert 'width="300"' in still
 
 
+def test_the_players_buttons_are_drawn_without_font_awesome():
+    # Issue 41: in a notebook front end (no Font Awesome stylesheet) the player's
+    # <i class="fa ..."> icons were blank buttons. Each is an inline SVG now, and each
+    # button still has its name for a screen reader.
+    import re
+
+    html = _tilting_line()
+    buttons = re.findall(r"<button [^>]*>(.*?)</button>", html, re.S)
+    assert len(buttons) == 9
+    assert 'class="fa' not in html
+    for inside in buttons:
+        assert re.fullmatch(
+            r'\s*<svg [^>]*aria-hidden="true"[^>]*>(<(rect|polygon) [^>]+/>)+</svg>', inside
+        )
+    assert len(set(buttons)) == 9  # nine different drawings
+    assert re.findall(r'<button [^>]*aria-label="([^"]+)"', html)[4] == "Pause"
+    with pytest.raises(ValueError, match="no drawing for the player's icon 'fa-rocket'"):
+        plotting._drawn_buttons('<i class="fa fa-rocket"></i>')
+
+
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
@@ -211,4 +231,54 @@ def test_heatmap_refuses_an_extent_with_top_and_bottom_swapped():
     fig, ax = plotting.figure()
     with pytest.raises(ValueError, match=r"bottom < top.*invert_yaxis"):
         plotting.heatmap(ax, np.eye(3), extent=(-0.5, 2.5, 2.5, -0.5), colorbar_label="v")
+    plt.close(fig)
+
+
+def _seven_heatmaps(shared_bar):
+    """Fig. 6.4's layout: seven heatmaps in a 3 x 3 grid and their one colour bar."""
+    fig, axes = plotting.figure(ncols=3, nrows=3, height=7.5)
+    for ax in axes.flat[:7]:
+        image = ax.imshow(np.eye(8), aspect="auto", vmin=-1, vmax=1)
+        ax.set(title="tensor2tensor", xlabel="dimension", ylabel="position")
+    if shared_bar == "beside":  # Fig. 6.4 as it was
+        for ax in axes.flat[7:]:
+            ax.set_visible(False)
+        bar = fig.colorbar(image, ax=axes, label="value", shrink=0.8)
+    else:
+        axes.flat[8].remove()
+        bar = plotting.colorbar_in(axes.flat[7], image, label="value", ticks=[-1, 0, 1])
+    return fig, axes.flat[:7], bar
+
+
+def _overlaps(fig, panels, bar) -> list[str]:
+    """The titles and labels of ``panels`` that the colour bar (with its text) covers."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    covered = bar.ax.get_tightbbox(renderer)
+    return [
+        text.get_text()
+        for ax in panels
+        for text in (ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels())
+        if text.get_text() and text.get_window_extent(renderer).overlaps(covered)
+    ]
+
+
+@pytest.mark.parametrize("shared_bar", ["in a cell", "beside"])
+def test_a_shared_colour_bar_covers_no_label_wide_or_on_a_phone(shared_bar, monkeypatch):
+    fig, panels, bar = _seven_heatmaps(shared_bar)
+    wide = _overlaps(fig, panels, bar)
+    phone = []
+    drawn = plotting._png
+    monkeypatch.setattr(  # look at the phone variant as narrow_png lays it out
+        plotting,
+        "_png",
+        lambda narrowed: phone.extend(_overlaps(narrowed, panels, bar)) or drawn(narrowed),
+    )
+    variant = plotting.narrow_png(fig)
+    assert variant["width"] < 400
+    if shared_bar == "beside":  # the old layout: the check sees the bar over labels
+        assert phone
+    else:
+        assert wide == [] and phone == []
+        assert bar.ax.get_tightbbox().width < fig.bbox.width / 2  # within its cell
     plt.close(fig)

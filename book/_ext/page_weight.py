@@ -7,8 +7,9 @@ shows. This extension does that swap once, when the book is built:
 
 * ``templates/static/webpack-macros.html`` wraps the theme's macros of the same name and
   drops the script from the page head (the filter ``without_fontawesome``);
-* at the end of every HTML build each icon element of each page (the theme's buttons,
-  Matplotlib's animation controls) becomes the ``<svg>`` the script would have made,
+* at the end of every HTML build each icon element of each page (the theme's buttons)
+  becomes the ``<svg>`` the script would have made (Matplotlib's animation controls
+  come drawn already: ``sinpe.plotting.animation_html``),
   its shape read from the theme's own copy of ``fontawesome.js``, so the theme's
   stylesheets (which style those SVGs) apply as before; ``_static/icons.css`` holds the
   stylesheet the script would have added to the page, taken from the same file.
