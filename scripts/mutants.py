@@ -165,8 +165,8 @@ MUTANTS: list[Mutant] = [
     M(
         "core.py",
         "component",
-        "first_index <= index < width + first_index",
-        "first_index <= index <= width + first_index",
+        "first_index <= index < d_model + first_index",
+        "first_index <= index <= d_model + first_index",
         "component: index range check < vs <=",
     ),
     M(
@@ -214,7 +214,7 @@ MUTANTS: list[Mutant] = [
     M(
         "core.py",
         "table",
-        "layout_permutation(2 * half, 'concat', chosen_layout)",
+        "layout_permutation(2 * half, 'concat', layout)",
         "layout_permutation(2 * half, 'concat', 'interleaved')",
         "table: the concat layout written interleaved",
     ),
@@ -319,8 +319,8 @@ MUTANTS: list[Mutant] = [
     M(
         "rope.py",
         "apply_rope",
-        "if chosen == 'interleaved':\n    first, second = (vectors[..., 0::2], vectors[..., 1::2])\nelse:\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])",
-        "if chosen == 'interleaved':\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])\nelse:\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])",
+        "if layout == 'interleaved':\n    first, second = (vectors[..., 0::2], vectors[..., 1::2])\nelse:\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])",
+        "if layout == 'interleaved':\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])\nelse:\n    first, second = (vectors[..., :width // 2], vectors[..., width // 2:])",
         "apply_rope: interleaved input read as half",
     ),
     M(
@@ -340,22 +340,22 @@ MUTANTS: list[Mutant] = [
     M(
         "rope.py",
         "scaled_frequencies",
-        "scale ** (width / (width - 2))",
-        "scale",
+        "factor ** (d_model / (d_model - 2))",
+        "factor",
         "scaled_frequencies: NTK base without the d/(d-2) exponent",
     ),
     M(
         "rope.py",
         "scaled_frequencies",
-        "frequencies(width, base=constant) / scale",
-        "frequencies(width, base=constant) * scale",
+        "frequencies(d_model, base=base) / factor",
+        "frequencies(d_model, base=base) * factor",
         "scaled_frequencies: interpolation multiplies",
     ),
     M(
         "rope.py",
         "scaled_frequencies",
-        "(1.0 - gamma) * theta / scale + gamma * theta",
-        "gamma * theta / scale + (1.0 - gamma) * theta",
+        "(1.0 - gamma) * theta / factor + gamma * theta",
+        "gamma * theta / factor + (1.0 - gamma) * theta",
         "scaled_frequencies: YaRN ramp reversed",
     ),
     M(
@@ -368,8 +368,8 @@ MUTANTS: list[Mutant] = [
     M(
         "rope.py",
         "yarn_temperature",
-        "(0.1 * math.log(scale) + 1.0) ** 2",
-        "0.1 * math.log(scale) + 1.0",
+        "(0.1 * math.log(factor) + 1.0) ** 2",
+        "0.1 * math.log(factor) + 1.0",
         "yarn_temperature: square dropped",
     ),
     M(
@@ -417,7 +417,7 @@ MUTANTS: list[Mutant] = [
     M(
         "rope.py",
         "scaled_frequencies",
-        "width == 2",
+        "d_model == 2",
         "False",
         "scaled_frequencies: NTK at d = 2 divides by d - 2 = 0",
     ),
@@ -466,8 +466,8 @@ MUTANTS: list[Mutant] = [
     M(
         "rope.py",
         "convert_qk_weight",
-        "rows.shape[0] % heads_count",
-        "rows.shape[0] < heads_count",
+        "rows.shape[0] % n_heads",
+        "rows.shape[0] < n_heads",
         "convert_qk_weight: rows not a multiple of n_heads accepted",
     ),
     M(
@@ -529,15 +529,15 @@ MUTANTS: list[Mutant] = [
     M(
         "alibi.py",
         "alibi_slopes",
-        "math.log2(count).is_integer()",
-        "count % 2 == 0",
+        "math.log2(n_heads).is_integer()",
+        "n_heads % 2 == 0",
         "alibi_slopes: every even count treated as a power of two",
     ),
     M(
         "alibi.py",
         "alibi_slopes",
-        "alibi_slopes(2 * closest)[0::2][:count - closest]",
-        "alibi_slopes(2 * closest)[0::2][-(count - closest):]",
+        "alibi_slopes(2 * closest)[0::2][:n_heads - closest]",
+        "alibi_slopes(2 * closest)[0::2][-(n_heads - closest):]",
         "alibi_slopes: the last instead of the first interleaved slopes",
     ),
     M(
@@ -823,8 +823,8 @@ MUTANTS: list[Mutant] = [
     M(
         "fourier.py",
         "integer_features",
-        "np.arange(1, int(k) + 1, dtype=np.float64)",
-        "np.arange(int(k), dtype=np.float64)",
+        "np.arange(1, int(n_frequencies) + 1, dtype=np.float64)",
+        "np.arange(int(n_frequencies), dtype=np.float64)",
         "integer_features: multiples 0..k-1 instead of 1..k",
     ),
     M(
@@ -844,8 +844,8 @@ MUTANTS: list[Mutant] = [
     M(
         "fourier.py",
         "log_spaced_matrix",
-        "count - 1",
-        "count",
+        "n_per_axis - 1",
+        "n_per_axis",
         "log_spaced_matrix: linspace off by one",
     ),
     M(
@@ -879,8 +879,8 @@ MUTANTS: list[Mutant] = [
     M(
         "fourier.py",
         "nerf_encoding",
-        "np.arange(count)",
-        "np.arange(1, count + 1)",
+        "np.arange(n_frequencies)",
+        "np.arange(1, n_frequencies + 1)",
         "nerf_encoding: frequencies 2^1 .. 2^L instead of 2^0 .. 2^(L-1)",
     ),
     M(
@@ -949,8 +949,8 @@ MUTANTS: list[Mutant] = [
     M(
         "fourier.py",
         "log_spaced_matrix",
-        "np.eye(axes)[axis]",
-        "np.ones(axes)",
+        "np.eye(n_coords)[axis]",
+        "np.ones(n_coords)",
         "log_spaced_matrix: rows not axis-aligned",
     ),
     M(
@@ -1210,15 +1210,15 @@ MUTANTS: list[Mutant] = [
     M(
         "symbolic.py",
         "sinusoidal_encoding",
-        "[sp.sin(position * frequency(i, width, base=base)), sp.cos(position * frequency(i, width, base=base))]",
-        "[sp.cos(position * frequency(i, width, base=base)), sp.sin(position * frequency(i, width, base=base))]",
+        "[sp.sin(position * frequency(i, d_model, base=base)), sp.cos(position * frequency(i, d_model, base=base))]",
+        "[sp.cos(position * frequency(i, d_model, base=base)), sp.sin(position * frequency(i, d_model, base=base))]",
         "sinusoidal_encoding: (cos, sin) pairs",
     ),
     M(
         "symbolic.py",
         "sinusoidal_encoding",
-        "[sp.sin(position * frequency(i, width, base=base)), sp.cos(position * frequency(i, width, base=base))]",
-        "[sp.sin(position * frequency(i, width)), sp.cos(position * frequency(i, width))]",
+        "[sp.sin(position * frequency(i, d_model, base=base)), sp.cos(position * frequency(i, d_model, base=base))]",
+        "[sp.sin(position * frequency(i, d_model)), sp.cos(position * frequency(i, d_model))]",
         "sinusoidal_encoding: constant ignored",
     ),
     M(
@@ -1245,8 +1245,8 @@ MUTANTS: list[Mutant] = [
     M(
         "symbolic.py",
         "shift_matrix",
-        "frequency(i, width, base=base)",
-        "frequency(i, width)",
+        "frequency(i, d_model, base=base)",
+        "frequency(i, d_model)",
         "shift_matrix: constant ignored",
     ),
     M(
@@ -1811,22 +1811,22 @@ MUTANTS: list[Mutant] = [
     M(
         "images.py",
         "sincos_2d",
-        "(col_part, row_part) if order == 'column' else (row_part, col_part)",
-        "(row_part, col_part) if order == 'column' else (col_part, row_part)",
+        "(col_part, row_part) if first_half == 'column' else (row_part, col_part)",
+        "(row_part, col_part) if first_half == 'column' else (col_part, row_part)",
         "sincos_2d: row and column halves swapped (MAE's column-first order lost)",
     ),
     M(
         "images.py",
         "sincos_2d",
-        "half = total // 2\nby_row = positional_encoding(np.arange(rows), half, base=base, layout='concat')",
-        "half = total // 2\nby_row = positional_encoding(np.arange(rows), total, base=base, layout='concat')[:, np.r_[:half // 2, total // 2:total // 2 + half // 2]]",
+        "half = d_model // 2\nby_row = positional_encoding(np.arange(height), half, base=base, layout='concat')",
+        "half = d_model // 2\nby_row = positional_encoding(np.arange(height), d_model, base=base, layout='concat')[:, np.r_[:half // 2, d_model // 2:d_model // 2 + half // 2]]",
         "sincos_2d: frequencies of the full width instead of the half",
     ),
     M(
         "images.py",
         "sincos_2d",
-        "np.repeat(by_row, cols, axis=0)",
-        "np.tile(by_row, (cols, 1))",
+        "np.repeat(by_row, width, axis=0)",
+        "np.tile(by_row, (width, 1))",
         "sincos_2d: rows not in raster order",
     ),
     M(
@@ -1839,8 +1839,8 @@ MUTANTS: list[Mutant] = [
     M(
         "fourier.py",
         "feature_regression",
-        "penalty * np.eye(design.shape[1])",
-        "penalty",
+        "ridge * np.eye(design.shape[1])",
+        "ridge",
         "feature_regression: the ridge added to every entry, not the diagonal",
     ),
     M(

@@ -49,11 +49,10 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     >>> alibi_slopes(3).tolist()   # two heads' 2^-4, 2^-8, then four heads' first
     [0.0625, 0.00390625, 0.25]
     """
-    count = n_heads
-    if math.log2(count).is_integer():
-        return np.array(_power_of_two_slopes(count))
-    closest = 2 ** math.floor(math.log2(count))
-    extra = alibi_slopes(2 * closest)[0::2][: count - closest]
+    if math.log2(n_heads).is_integer():
+        return np.array(_power_of_two_slopes(n_heads))
+    closest = 2 ** math.floor(math.log2(n_heads))
+    extra = alibi_slopes(2 * closest)[0::2][: n_heads - closest]
     return np.concatenate([_power_of_two_slopes(closest), extra])
 
 
@@ -72,8 +71,7 @@ def alibi_bias(n_heads: int, length: int) -> np.ndarray:
     >>> (alibi_bias(1, 3)[0] * 256).tolist()   # one head: slope 1/256
     [[-0.0, -1.0, -2.0], [-1.0, -0.0, -1.0], [-2.0, -1.0, -0.0]]
     """
-    heads = n_heads
-    check_entries((heads, length, length), what="the bias")
+    check_entries((n_heads, length, length), what="the bias")
     distance = np.abs(np.arange(length)[:, None] - np.arange(length)[None, :])
     return -alibi_slopes(n_heads)[:, None, None] * distance
 

@@ -302,11 +302,10 @@ def component(
     >>> float(sinpe.component(0.0, 8, 8, first_index=1))  # the last cosine: cos(0)
     1.0
     """
-    width, constant, where = d_model, base, positions
-    if not first_index <= index < width + first_index:
+    if not first_index <= index < d_model + first_index:
         raise ValueError(
-            f"index {index} is out of range for d_model={width} counted from {first_index}; "
-            f"use {first_index} .. {width + first_index - 1}"
+            f"index {index} is out of range for d_model={d_model} counted from {first_index}; "
+            f"use {first_index} .. {d_model + first_index - 1}"
         )
     if first_index == 1:
         pair = (index + 1) // 2 - 1  # the one-indexed i = 1 .. d/2, as i - 1
@@ -315,9 +314,9 @@ def component(
         pair = index // 2  # i = 0 .. d/2 - 1
         sine = index % 2 == 0
     # C ** (2 i / d), correctly rounded like the frequencies, then divided into p.
-    divisor = _rational_powers(constant, pair + 1, 2, width)[pair]
+    divisor = _rational_powers(base, pair + 1, 2, d_model)[pair]
     with np.errstate(over="ignore"):
-        phases = where / divisor
+        phases = positions / divisor
     check_phases(phases)
     return sincos(phases)[0 if sine else 1]
 
@@ -407,13 +406,12 @@ def layout_permutation(d_model: int, source: str, target: str) -> np.ndarray:
     >>> sinpe.layout_permutation(6, "concat", "interleaved")
     array([0, 3, 1, 4, 2, 5])
     """
-    width = d_model
-    half = width // 2
+    half = d_model // 2
     # to_interleaved[j] = column of the source that holds interleaved column j.
-    pair, is_cos = np.divmod(np.arange(width), 2)
+    pair, is_cos = np.divmod(np.arange(d_model), 2)
     concat_of_interleaved = pair + half * is_cos  # where interleaved column j sits in concat
     if source == target:
-        return np.arange(width)
+        return np.arange(d_model)
     if source == "concat":  # target interleaved
         return concat_of_interleaved
     return np.argsort(concat_of_interleaved)
@@ -467,7 +465,6 @@ def shift_matrix(
     >>> bool(np.allclose(sinpe.shift_matrix(-3, 8), m.T))
     True
     """
-    chosen_layout = layout
     with np.errstate(over="ignore"):
         angles = float(k) * frequencies(d_model, base=base)
     check_phases(angles)
@@ -479,7 +476,7 @@ def shift_matrix(
     matrix[even, even + 1] = sin
     matrix[even + 1, even] = -sin
     matrix[even + 1, even + 1] = cos
-    if chosen_layout == "concat":
+    if layout == "concat":
         perm = layout_permutation(width, "interleaved", "concat")
         matrix = matrix[np.ix_(perm, perm)]
     return matrix
@@ -533,7 +530,7 @@ def table(
             f"float64 cannot hold exactly; shift the positions (PE(p + k) is a rotation "
             f"of PE(p))"
         )
-    chosen_layout, out_dtype = layout, np.dtype(dtype)
+    out_dtype = np.dtype(dtype)
     check_entries((length, d_model), what="the table")
     angular = frequencies(d_model, base=base)  # (d/2,)
     half, rows, block = angular.size, int(length), TABLE_BLOCK
@@ -556,7 +553,7 @@ def table(
     # each pair: two products and a sum, each a separate ufunc call on contiguous rows
     # (never an FMA, unlike NumPy's complex multiply on AVX2), so the bits do not depend
     # on the machine. Negating is exact, so this is the formula's value, bit for bit.
-    columns = layout_permutation(2 * half, "concat", chosen_layout)
+    columns = layout_permutation(2 * half, "concat", layout)
 
     def place(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """The two halves of each pair in the columns of the output's layout."""

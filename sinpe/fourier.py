@@ -84,11 +84,11 @@ def integer_features(x: npt.ArrayLike, n_frequencies: int) -> np.ndarray:
     >>> integer_features(np.pi / 2, 2).round(12).tolist()
     [1.0, 0.0, 0.0, -1.0]
     """
-    k, angles = n_frequencies, np.asarray(x)
-    check_entries((angles.size, 2 * int(k)), what="the features")
-    multiples = np.arange(1, int(k) + 1, dtype=np.float64)
+    angles = np.asarray(x)
+    check_entries((angles.size, 2 * int(n_frequencies)), what="the features")
+    multiples = np.arange(1, int(n_frequencies) + 1, dtype=np.float64)
     phases = angles[..., np.newaxis] * multiples  # (..., k)
-    features = np.empty((*angles.shape, 2 * int(k)))
+    features = np.empty((*angles.shape, 2 * int(n_frequencies)))
     features[..., 0::2] = np.sin(phases)
     features[..., 1::2] = np.cos(phases)
     return features
@@ -181,12 +181,11 @@ def nerf_encoding(
     1.0
     """
     points = _coordinates(x)
-    count = n_frequencies
     include = convention == "official" if include_input is None else include_input
     linear = not log_sampling
-    scales = 2.0 ** np.arange(count)  # (L,), exact powers of two
+    scales = 2.0 ** np.arange(n_frequencies)  # (L,), exact powers of two
     if linear:
-        scales = _linear_frequencies(count)  # same ends, evenly spaced
+        scales = _linear_frequencies(n_frequencies)  # same ends, evenly spaced
     with np.errstate(over="ignore"):
         check_phases(np.pi * points[..., np.newaxis] * scales)
     if convention == "paper":
@@ -212,9 +211,8 @@ def gaussian_matrix(
     Tancik et al.'s Gaussian Fourier features: ``sigma > 0`` is the scale they
     tune (10 for their 2-D images); the features are ``2 n_features`` values.
     """
-    rows, cols = n_features, n_coords
-    check_entries((rows, cols), what="B")
-    return rng.normal(0.0, float(sigma), size=(rows, cols))
+    check_entries((n_features, n_coords), what="B")
+    return rng.normal(0.0, float(sigma), size=(n_features, n_coords))
 
 
 @constrained(
@@ -238,14 +236,17 @@ def log_spaced_matrix(n_per_axis: int, n_coords: int, scale: float) -> np.ndarra
     >>> log_spaced_matrix(3, 2, 2.0).tolist()
     [[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [0.0, 0.0], [0.0, 1.0], [0.0, 3.0]]
     """
-    count, axes = n_per_axis, n_coords
-    check_entries((count * axes, axes), what="B")
-    if count == 1:
+    check_entries((n_per_axis * n_coords, n_coords), what="B")
+    if n_per_axis == 1:
         frequencies = np.zeros(1)  # linspace(0, scale, 1) is [0]
     else:
         numerator, denominator = Fraction(float(scale)).as_integer_ratio()
-        frequencies = _rational_powers(2.0, count, numerator, denominator * (count - 1)) - 1.0
-    return np.concatenate([np.outer(frequencies, np.eye(axes)[axis]) for axis in range(axes)])
+        frequencies = (
+            _rational_powers(2.0, n_per_axis, numerator, denominator * (n_per_axis - 1)) - 1.0
+        )
+    return np.concatenate(
+        [np.outer(frequencies, np.eye(n_coords)[axis]) for axis in range(n_coords)]
+    )
 
 
 def gaussian_features(x: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
@@ -322,12 +323,11 @@ def hopper_image(size: int = 96) -> np.ndarray:
     from matplotlib import cbook
     from matplotlib.image import imread
 
-    side = size
     with cbook.get_sample_data("grace_hopper.jpg") as file:  # type: ignore[union-attr]  # a file
         photo = imread(file).astype(float) / 255  # type: ignore[arg-type]  # a JPEG file
     square = photo[60:540, 16:496]  # the central 480 x 480 crop
-    block = 480 // side
-    return square.reshape(side, block, side, block, 3).mean(axis=(1, 3))
+    block = 480 // size
+    return square.reshape(size, block, size, block, 3).mean(axis=(1, 3))
 
 
 def interpolation_split(
@@ -415,15 +415,14 @@ def feature_regression(
             f"train_features {train.shape} and train_targets {targets.shape} need the same "
             f"rows, and test_features {test.shape} the same columns as train_features"
         )
-    penalty = ridge
     design = np.hstack([train, np.ones((train.shape[0], 1))])
     with np.errstate(over="ignore", invalid="ignore"):
-        gram = design.T @ design + penalty * np.eye(design.shape[1])
+        gram = design.T @ design + ridge * np.eye(design.shape[1])
         try:
             weights = np.linalg.solve(gram, design.T @ targets)
         except np.linalg.LinAlgError as error:
             raise ValueError(
-                f"ridge={penalty!r} is too small for these features (the regression is "
+                f"ridge={ridge!r} is too small for these features (the regression is "
                 f"singular); pass a larger ridge, such as 1e-3"
             ) from error
         prediction = np.hstack([test, np.ones((test.shape[0], 1))]) @ weights

@@ -181,15 +181,14 @@ def dimension_ranges(context: int, d_model: int, *, base: float = 10000.0) -> np
     >>> geometry.dimension_ranges(2, 2).round(6).tolist()   # 1 radian: sin 1, 1 - cos 1
     [0.841471, 0.459698]
     """
-    width = d_model
-    sweep = (int(context) - 1) * frequencies(width, base=base)  # phase swept by each pair
+    sweep = (int(context) - 1) * frequencies(d_model, base=base)  # phase swept by each pair
     sine = np.where(
         sweep >= 1.5 * np.pi,
         2.0,
         np.where(sweep >= 0.5 * np.pi, 1.0 - np.minimum(0.0, np.sin(sweep)), np.sin(sweep)),
     )
     cosine = np.where(sweep >= np.pi, 2.0, 1.0 - np.cos(sweep))
-    ranges = np.empty(width)
+    ranges = np.empty(d_model)
     ranges[0::2] = sine
     ranges[1::2] = cosine
     return ranges

@@ -102,24 +102,23 @@ def sincos_2d(
     >>> np.round(sincos_2d(2, 3, 8, first_half="row")[1], 4).tolist()
     [0.0, 0.0, 1.0, 1.0, 0.8415, 0.01, 0.5403, 1.0]
     """
-    rows, cols, total = height, width, d_model
-    if total % 4:
+    if d_model % 4:
         raise ValueError(
-            f"d_model must be a multiple of 4, got {total}: each half is made of "
-            f"(sin, cos) pairs; pass e.g. {max(4, total - total % 4)} or {total - total % 4 + 4}"
+            f"d_model must be a multiple of 4, got {d_model}: each half is made of (sin, cos) "
+            f"pairs; pass e.g. {max(4, d_model - d_model % 4)} or {d_model - d_model % 4 + 4}"
         )
-    order, with_cls, out_dtype = first_half, cls_token, np.dtype(dtype)
-    check_entries((rows * cols + with_cls, total), what="the embedding")
-    half = total // 2
+    out_dtype = np.dtype(dtype)
+    check_entries((height * width + cls_token, d_model), what="the embedding")
+    half = d_model // 2
     # Each half is the 1-D table of one coordinate in the concat layout (all sines, then
     # all cosines), so the same bits as sinpe.positional_encoding on every machine.
-    by_row = positional_encoding(np.arange(rows), half, base=base, layout="concat")
-    by_col = positional_encoding(np.arange(cols), half, base=base, layout="concat")
-    row_part = np.repeat(by_row, cols, axis=0)  # row r * width + c: coordinate r
-    col_part = np.tile(by_col, (rows, 1))  # ... and coordinate c
-    first, second = (col_part, row_part) if order == "column" else (row_part, col_part)
-    table = np.zeros((with_cls + rows * cols, total), dtype=np.float64)
-    table[with_cls:, :half] = first
-    table[with_cls:, half:] = second
-    warn_if_unresolvable(np.array([rows - 1.0, cols - 1.0]), out_dtype)
+    by_row = positional_encoding(np.arange(height), half, base=base, layout="concat")
+    by_col = positional_encoding(np.arange(width), half, base=base, layout="concat")
+    row_part = np.repeat(by_row, width, axis=0)  # row r * width + c: coordinate r
+    col_part = np.tile(by_col, (height, 1))  # ... and coordinate c
+    first, second = (col_part, row_part) if first_half == "column" else (row_part, col_part)
+    table = np.zeros((cls_token + height * width, d_model), dtype=np.float64)
+    table[cls_token:, :half] = first
+    table[cls_token:, half:] = second
+    warn_if_unresolvable(np.array([height - 1.0, width - 1.0]), out_dtype)
     return table.astype(out_dtype, copy=False)

@@ -172,7 +172,6 @@ def scaled_frequencies(
     released [1.0, 4.0, 4.0, 4.0]
     paper [3.48, 4.0, 4.0, 4.0]
     """
-    width, constant, scale = d_model, base, factor
     form = ramp or "released"
     if ramp is not None and method != "yarn":
         raise ValueError(
@@ -180,30 +179,30 @@ def scaled_frequencies(
             f"leave ramp out, or use method='yarn'"
         )
     if method == "interpolation":
-        return frequencies(width, base=constant) / scale
+        return frequencies(d_model, base=base) / factor
     if method == "ntk":
-        if width == 2:
-            return frequencies(width, base=constant)  # one pair, frequency 1: nothing to stretch
+        if d_model == 2:
+            return frequencies(d_model, base=base)  # one pair, frequency 1: nothing to stretch
         try:
-            stretched = constant * scale ** (width / (width - 2))
+            stretched = base * factor ** (d_model / (d_model - 2))
         except OverflowError:
             stretched = math.inf
         if not math.isfinite(stretched):
             raise ValueError(
                 f"factor={factor!r} is too large for NTK scaling: the new base "
-                f"{constant:g} * factor ** ({width} / {width - 2}) overflows float64; "
+                f"{base:g} * factor ** ({d_model} / {d_model - 2}) overflows float64; "
                 f"pass a factor of at most the context length ratio, such as 8.0"
             )
-        return frequencies(width, base=stretched)
+        return frequencies(d_model, base=stretched)
     if not alpha < beta:
         raise ValueError(f"YaRN needs 0 <= alpha < beta, got {alpha!r}, {beta!r}")
-    theta = frequencies(width, base=constant)
+    theta = frequencies(d_model, base=base)
     if form == "paper":
         ratio = original_length * theta / (2 * np.pi)  # r = L / wavelength
         gamma = np.clip((ratio - alpha) / (beta - alpha), 0.0, 1.0)  # eq. 18
     else:
-        gamma = _released_gamma(width, constant, original_length, alpha, beta)
-    return (1.0 - gamma) * theta / scale + gamma * theta
+        gamma = _released_gamma(d_model, base, original_length, alpha, beta)
+    return (1.0 - gamma) * theta / factor + gamma * theta
 
 
 @constrained(
@@ -242,21 +241,23 @@ def llama3_frequencies(
     >>> stretch[:3].tolist(), stretch[-1].item()   # fast pairs kept, slow ones / 8
     ([1.0, 1.0, 1.0], 8.0)
     """
-    width, constant, scale, length = d_model, base, factor, original_length
-    low, high = low_freq_factor, high_freq_factor
-    if not low < high:
+    if not low_freq_factor < high_freq_factor:
         raise ValueError(
             f"Llama 3 needs 0 < low_freq_factor < high_freq_factor (finite), got "
             f"{low_freq_factor!r}, {high_freq_factor!r}; Llama 3.1 uses 1.0 and 4.0"
         )
-    theta = frequencies(width, base=constant)
+    theta = frequencies(d_model, base=base)
     wavelength = 2 * math.pi / theta
-    kept = np.where(wavelength > length / low, theta / scale, theta)
-    medium = (wavelength >= length / high) & (wavelength <= length / low)
+    kept = np.where(wavelength > original_length / low_freq_factor, theta / factor, theta)
+    medium = (wavelength >= original_length / high_freq_factor) & (
+        wavelength <= original_length / low_freq_factor
+    )
     # The blend of the medium pairs only (transformers computes it for every pair and
     # keeps these; elsewhere it can overflow, for a base far below 1).
-    blend = (length / wavelength[medium] - low) / (high - low)
-    kept[medium] = (1 - blend) * kept[medium] / scale + blend * kept[medium]
+    blend = (original_length / wavelength[medium] - low_freq_factor) / (
+        high_freq_factor - low_freq_factor
+    )
+    kept[medium] = (1 - blend) * kept[medium] / factor + blend * kept[medium]
     return kept
 
 
@@ -300,8 +301,7 @@ def yarn_temperature(factor: float) -> float:
     >>> round(yarn_temperature(16.0), 6)   # (0.1 ln 16 + 1)^-2
     0.612974
     """
-    scale = factor
-    return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
+    return 1.0 / (0.1 * math.log(factor) + 1.0) ** 2
 
 
 _ladder = frequencies  # the module-level function; apply_rope's keyword shadows it
@@ -398,7 +398,6 @@ def apply_rope(
     """
     source = check_float_array(x, "x")
     vectors = source.astype(np.float64)
-    chosen = layout
     if vectors.ndim == 0 or vectors.shape[-1] % 2:
         raise ValueError(f"the last axis of x must be even, got shape {vectors.shape}")
     if vectors.shape[-1] == 0:
@@ -426,14 +425,14 @@ def apply_rope(
     check_phases(angles)
     vectors, passed = vectors[..., :width], vectors[..., width:]  # NeoX's q_rot, q_pass
     sin, cos = sincos(angles)  # the same bits on every machine (sinpe._trig)
-    if chosen == "interleaved":
+    if layout == "interleaved":
         first, second = vectors[..., 0::2], vectors[..., 1::2]
     else:
         first, second = vectors[..., : width // 2], vectors[..., width // 2 :]
     rotated_first = first * cos - second * sin
     rotated_second = first * sin + second * cos
     out = np.empty_like(vectors)
-    if chosen == "interleaved":
+    if layout == "interleaved":
         out[..., 0::2], out[..., 1::2] = rotated_first, rotated_second
     else:
         out[..., : width // 2], out[..., width // 2 :] = rotated_first, rotated_second
@@ -496,21 +495,20 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     [0.0, 2.0, 1.0, 3.0, 4.0, 6.0, 5.0, 7.0]
     """
     rows = check_finite_entries(np.asarray(weight), name="weight")
-    heads_count = n_heads
     if rows.ndim not in (1, 2):
         raise ValueError(
             f"weight must be a 2-D projection (n_heads * head_width, d_in) or a 1-D bias, "
             f"got shape {rows.shape}; convert one layer's q or k weight at a time"
         )
-    if rows.shape[0] % heads_count:
+    if rows.shape[0] % n_heads:
         raise ValueError(
             f"weight must have n_heads * head_width rows, got shape {rows.shape} "
             f"for n_heads={n_heads}"
         )
-    head_width = rows.shape[0] // heads_count
+    head_width = rows.shape[0] // n_heads
     if head_width % 2:
         raise ValueError(
-            f"weight has {rows.shape[0]} rows for n_heads={heads_count}: a head width of "
+            f"weight has {rows.shape[0]} rows for n_heads={n_heads}: a head width of "
             f"{head_width}, but RoPE rotates pairs, so it must be even; check n_heads"
         )
     if source == target:
@@ -518,7 +516,7 @@ def convert_qk_weight(weight: npt.ArrayLike, n_heads: int, source: str, target: 
     perm = rope_permutation(head_width)
     if source == "concat":
         perm = np.argsort(perm)
-    heads = rows.reshape(heads_count, head_width, *rows.shape[1:])
+    heads = rows.reshape(n_heads, head_width, *rows.shape[1:])
     return heads[:, perm].reshape(rows.shape)
 
 

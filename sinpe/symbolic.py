@@ -272,12 +272,11 @@ def sinusoidal_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base
     >>> symbolic.sinusoidal_encoding(symbolic.position, 4).T
     Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
     """
-    width = d_model
     entries = []
-    for i in range(width // 2):
+    for i in range(d_model // 2):
         entries += [
-            sp.sin(position * frequency(i, width, base=base)),
-            sp.cos(position * frequency(i, width, base=base)),
+            sp.sin(position * frequency(i, d_model, base=base)),
+            sp.cos(position * frequency(i, d_model, base=base)),
         ]
     return sp.Matrix(entries)
 
@@ -296,13 +295,12 @@ def one_indexed_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = bas
     >>> symbolic.one_indexed_encoding(symbolic.position, 4).T
     Matrix([[sin(p), cos(p), sin(p/sqrt(C)), cos(p/sqrt(C))]])
     """
-    width = d_model
     entries: dict[int, sp.Expr] = {}
-    for i in range(1, width // 2 + 1):
-        scale = base ** sp.Rational(2 * (i - 1), width)
+    for i in range(1, d_model // 2 + 1):
+        scale = base ** sp.Rational(2 * (i - 1), d_model)
         entries[2 * i - 1] = sp.sin(position / scale)
         entries[2 * i] = sp.cos(position / scale)
-    return sp.Matrix([entries[j] for j in range(1, width + 1)])
+    return sp.Matrix([entries[j] for j in range(1, d_model + 1)])
 
 
 @constrained(d_model=_WIDTH)
@@ -319,10 +317,9 @@ def sine_only_encoding(position: sp.Expr, d_model: int, *, base: sp.Expr = base)
     >>> symbolic.sine_only_encoding(symbolic.position, 4).T
     Matrix([[sin(p), sin(p), sin(p/sqrt(C)), sin(p/sqrt(C))]])
     """
-    width = d_model
     entries = []
-    for i in range(width // 2):
-        entries += [sp.sin(position * frequency(i, width, base=base))] * 2
+    for i in range(d_model // 2):
+        entries += [sp.sin(position * frequency(i, d_model, base=base))] * 2
     return sp.Matrix(entries)
 
 
@@ -330,10 +327,10 @@ def _cosine_at_double_frequency(
     position: sp.Expr, d_model: int, *, base: sp.Expr = base
 ) -> sp.Matrix:
     """A wrong encoding: the cosine of each pair turns twice as fast as its sine."""
-    width = d_model  # checked by the verify_* function that calls it
+    # d_model is checked by the verify_* function that calls it
     entries = []
-    for i in range(width // 2):
-        w = frequency(i, width, base=base)
+    for i in range(d_model // 2):
+        w = frequency(i, d_model, base=base)
         entries += [sp.sin(position * w), sp.cos(2 * position * w)]
     return sp.Matrix(entries)
 
@@ -346,10 +343,10 @@ def _swapped_layout(position: sp.Expr, d_model: int, *, base: sp.Expr = base) ->
 
 def _integer_division(position: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix:
     """A bug seen in the wild: ``2 * i // d_model`` makes every exponent 0."""
-    width = d_model  # checked by the verify_* function that calls it
+    # d_model is checked by the verify_* function that calls it
     entries = []
-    for i in range(width // 2):
-        w = base ** -sp.Integer(2 * i // width)
+    for i in range(d_model // 2):
+        w = base ** -sp.Integer(2 * i // d_model)
         entries += [sp.sin(position * w), sp.cos(position * w)]
     return sp.Matrix(entries)
 
@@ -414,8 +411,7 @@ def shift_matrix(k: sp.Expr, d_model: int, *, base: sp.Expr = base) -> sp.Matrix
     [ cos(k), sin(k)],
     [-sin(k), cos(k)]])
     """
-    width = d_model
-    return sp.diag(*[rotation(k * frequency(i, width, base=base)) for i in range(width // 2)])
+    return sp.diag(*[rotation(k * frequency(i, d_model, base=base)) for i in range(d_model // 2)])
 
 
 def _is_zero(expr: sp.Expr) -> bool:
@@ -586,14 +582,15 @@ def verify_shift_group(
     [ cos(k), sin(k)],
     [-sin(k), cos(k)]])
     """
-    width = d_model
-    blocks = [derive_shift_map(_pair_block(encoding, i, width, base)) for i in range(width // 2)]
+    blocks = [
+        derive_shift_map(_pair_block(encoding, i, d_model, base)) for i in range(d_model // 2)
+    ]
     derived = sp.diag(*blocks)
-    expected = shift_matrix(shift, width)
+    expected = shift_matrix(shift, d_model)
     if not _matrix_is_zero(derived - expected):
         raise IdentityError(f"the derived M_k {derived} is not the block rotation {expected}")
-    whole = encoding(position + shift, width, base=base) - derived * encoding(
-        position, width, base=base
+    whole = encoding(position + shift, d_model, base=base) - derived * encoding(
+        position, d_model, base=base
     )
     if not _matrix_is_zero(whole):
         raise IdentityError("PE(p + k) != M_k PE(p) for the whole vector")
@@ -604,14 +601,14 @@ def verify_shift_group(
     checks = {
         "M_j M_k = M_(j+k)": m(second_shift) * m(shift) - m(second_shift + shift),
         "M_(-k) = M_k^T": m(-shift) - m(shift).T,
-        "M_k^T M_k = I": m(shift).T * m(shift) - sp.eye(width),
-        "M_0 = I": m(sp.Integer(0)) - sp.eye(width),
+        "M_k^T M_k = I": m(shift).T * m(shift) - sp.eye(d_model),
+        "M_0 = I": m(sp.Integer(0)) - sp.eye(d_model),
     }
     for name, difference in checks.items():
         if not _matrix_is_zero(difference):
             raise IdentityError(f"{name} fails")
     blocks_latex = ", ".join(
-        f"R\\left({sp.latex(shift * frequency(i, width))}\\right)" for i in range(width // 2)
+        f"R\\left({sp.latex(shift * frequency(i, d_model))}\\right)" for i in range(d_model // 2)
     )
     statements = (
         sp.Eq(
@@ -640,12 +637,11 @@ def verify_dot_product(
     >>> symbolic.verify_dot_product(d_model=4).objects["dot"]
     cos((p - q)/sqrt(C)) + cos(p - q)
     """
-    width = d_model
-    p_vec = encoding(position, width, base=base)
-    q_vec = encoding(other_position, width, base=base)
+    p_vec = encoding(position, d_model, base=base)
+    q_vec = encoding(other_position, d_model, base=base)
     dot = (p_vec.T * q_vec)[0, 0]
     offset_form = sum(
-        sp.cos((position - other_position) * frequency(i, width)) for i in range(width // 2)
+        sp.cos((position - other_position) * frequency(i, d_model)) for i in range(d_model // 2)
     )
     if not _is_zero(dot - offset_form):
         raise IdentityError(f"PE(p).PE(q) = {dot} is not {offset_form}")
@@ -653,8 +649,8 @@ def verify_dot_product(
     if not _is_zero(swapped - offset_form):
         raise IdentityError("the dot product is not even in the offset")
     norm = sp.simplify((p_vec.T * p_vec)[0, 0])
-    if norm != sp.Rational(width, 2):
-        raise IdentityError(f"|PE(p)|^2 = {norm}, not d/2 = {width // 2}")
+    if norm != sp.Rational(d_model, 2):
+        raise IdentityError(f"|PE(p)|^2 = {norm}, not d/2 = {d_model // 2}")
     statements = (
         sp.Eq(sp.Symbol(r"PE(p) \cdot PE(q)"), offset_form, evaluate=False),
         sp.Eq(sp.Symbol(r"\lVert PE(p) \rVert^2"), norm, evaluate=False),
@@ -718,9 +714,8 @@ def verify_no_linear_shift(
     >>> symbolic.verify_no_linear_shift().objects["PE(k)"].T
     Matrix([[sin(1), sin(1), sin(1/sqrt(C)), sin(1/sqrt(C))]])
     """
-    width = d_model
-    at_zero = encoding(sp.Integer(0), width, base=base)
-    at_shift = encoding(k, width, base=base)
+    at_zero = encoding(sp.Integer(0), d_model, base=base)
+    at_shift = encoding(k, d_model, base=base)
     if any(sp.simplify(entry) != 0 for entry in at_zero):
         raise IdentityError(f"PE(0) = {list(at_zero)} is not zero: no counterexample at p = 0")
     if all(sp.simplify(entry) == 0 for entry in at_shift):
@@ -843,9 +838,8 @@ def verify_rope_relative(
     >>> symbolic.verify_rope_relative(d_model=2).name
     'rope relative'
     """
-    width = d_model
     m, n = sp.symbols("m n", real=True)
-    q, k = _vector("q", width), _vector("k", width)
+    q, k = _vector("q", d_model), _vector("k", d_model)
     dot = (rope_fn(q, m).T * rope_fn(k, n))[0, 0]
     drift = sp.diff(dot, m) + sp.diff(dot, n)
     if not _is_zero(drift):
@@ -877,9 +871,8 @@ def verify_rope_norm(
     >>> print(symbolic.verify_rope_norm(d_model=2).latex().splitlines()[1])
     {\\lVert \\mathrm{RoPE}(q, m) \\rVert^2} &= {q_{0}^{2} + q_{1}^{2}}
     """
-    width = d_model
     m = sp.Symbol("m", real=True)
-    q = _vector("q", width)
+    q = _vector("q", d_model)
     rotated = rope_fn(q, m)
     if not _is_zero((rotated.T * rotated)[0, 0] - (q.T * q)[0, 0]):
         raise IdentityError("RoPE changes the norm of q")
@@ -901,10 +894,9 @@ def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
     >>> symbolic.verify_rope_layouts(d_model=4).objects["P"]
     Matrix([[0, 2, 1, 3]])
     """
-    width = d_model
     m = sp.Symbol("m", real=True)
-    x = _vector("x", width)
-    perm = [*range(0, width, 2), *range(1, width, 2)]
+    x = _vector("x", d_model)
+    perm = [*range(0, d_model, 2), *range(1, d_model, 2)]
     left = rope(sp.Matrix([x[j] for j in perm]), m, layout="concat")
     right = rope(x, m, layout="interleaved")
     right = sp.Matrix([right[j] for j in perm])
