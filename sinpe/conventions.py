@@ -424,16 +424,16 @@ def encode(
         raise ValueError(
             f"d_model = 1 with the {rule.name!r} convention: {_NO_WIDTH_ONE[rule.name]}"
         )
-    constant, out_dtype, where = base, np.dtype(dtype), np.asarray(positions)
+    out_dtype, where = np.dtype(dtype), np.asarray(positions)
     if rule.odd_width == "sin gets ceil(d/2)":
         sin_count, cos_count = (width + 1) // 2, width // 2
-        sin_freq = _rational_powers(constant, sin_count, -2, width)
+        sin_freq = _rational_powers(base, sin_count, -2, width)
     elif min_timescale is not None and min_timescale != 1.0:
         sin_count = cos_count = width // 2
-        sin_freq = _t2t_frequencies(sin_count, constant, min_timescale)
+        sin_freq = _t2t_frequencies(sin_count, base, min_timescale)
     else:
         sin_count = cos_count = width // 2
-        sin_freq = _spaced_frequencies(sin_count, rule.spacing, constant, rule.name)
+        sin_freq = _spaced_frequencies(sin_count, rule.spacing, base, rule.name)
     with np.errstate(over="ignore"):
         sin_phases = where[..., np.newaxis] * sin_freq
     check_phases(sin_phases)

@@ -316,12 +316,13 @@ def reference_encoding(
             "sinpe.numerics.reference_encoding needs mpmath: pip install 'sinpe[reference]'"
         ) from None
 
-    where, width = np.asarray(positions), d_model
-    out = np.empty((*where.shape, width))
-    flat, result = where.reshape(-1), out.reshape(-1, width)
+    where = np.asarray(positions)
+    out = np.empty((*where.shape, d_model))
+    flat, result = where.reshape(-1), out.reshape(-1, d_model)
     with mpmath.workdps(digits):
         exact = [
-            mpmath.power(mpmath.mpf(base), mpmath.mpf(-2 * i) / width) for i in range(width // 2)
+            mpmath.power(mpmath.mpf(base), mpmath.mpf(-2 * i) / d_model)
+            for i in range(d_model // 2)
         ]
         for row, position in enumerate(flat):
             p = mpmath.mpf(float(position))

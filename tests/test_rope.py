@@ -246,3 +246,11 @@ def test_llama3_frequencies_is_transformers_rule(dim, base, factor, original):
     expected = llama3_inv_freq(dim, base, factor, original=original, dtype=np.float64)
     got = llama3_frequencies(dim, factor, base=base, original_length=original)
     np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("method", ["unknown", "YaRN", "ntk-aware", ""])
+def test_an_unknown_scaling_method_is_refused_with_the_known_ones(method):
+    """A misspelled or made-up method is an error naming the methods, never a fall-through."""
+    with pytest.raises(ValueError, match="method") as error:
+        rope.scaled_frequencies(64, 4.0, method=method)
+    assert all(known in str(error.value) for known in rope.SCALING_METHODS)
