@@ -771,7 +771,8 @@ def verify_periodic_features(
         if not _is_zero(entry_there - entry_here):
             raise IdentityError(f"{entry_here} is not 2*pi-periodic: it becomes {entry_there}")
     # Each entry simplified once; one SymPy already reduced (sin(k x + 2 pi k)) is kept.
-    settled = sp.Matrix([h if t == h else sp.simplify(t) for h, t in zip(here, there)])
+    pairs = zip(here, there, strict=True)
+    settled = sp.Matrix([h if t == h else sp.simplify(t) for h, t in pairs])
     f = sp.Function("f")
     simplified = sp.simplify(f(*settled) - f(*here))
     if simplified != 0:
