@@ -328,3 +328,17 @@ def qwen2vl_mrope(x, position_ids, mrope_section, base=10000.0):
     half = dim // 2
     rotated_half = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
     return x * cos + rotated_half * sin
+
+
+def su_base_gap(m, b, d=128):
+    """Su Jianlin, kexue.fm/archives/10122 (2024-05-29), the reference code's ``f``.
+
+    Men et al. release no code for their bound; Su's post checks it with this JAX
+    function, re-typed in NumPy (``jnp`` as ``np``, no ``jit``):
+
+    i = jnp.arange(d / 2)
+    return jnp.cos(m[:, None] * b ** (-2 * i[None] / d)).sum(axis=1)
+    """
+    m = np.asarray(m, dtype=np.float64)
+    i = np.arange(d / 2)
+    return np.cos(m[:, None] * b ** (-2 * i[None] / d)).sum(axis=1)

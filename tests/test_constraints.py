@@ -81,6 +81,10 @@ NARROWED = {
         "YaRN needs 0 <= alpha < beta",
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
     ),
+    "sinpe.base_bound.smallest_base": (
+        "no base from",
+        "a head too narrow for the context (one pair fails at m = 2) has no good base",
+    ),
     "sinpe.lab.probes.query_key_form": (("layer", "head"), "the model's layers and heads"),
     "sinpe.lab.probes.attention_peak": ("layer", "the model's layers, from 0"),
     "sinpe.lab.context.extend_context": ("ramp=", "a ramp is YaRN's option, refused with 'ntk'"),
