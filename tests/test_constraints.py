@@ -81,6 +81,8 @@ NARROWED = {
         "YaRN needs 0 <= alpha < beta",
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
     ),
+    "sinpe.mla.decoupled_scores": ("positions must hold one position per token", "one per row"),
+    "sinpe.mla.absorbed_scores": ("positions must hold one position per token", "one per row"),
     "sinpe.base_bound.smallest_base": (
         "no base from",
         "a head too narrow for the context (one pair fails at m = 2) has no good base",
