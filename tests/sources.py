@@ -411,3 +411,36 @@ def deepseek_v3_scores(
     query = np.concatenate([q_pass, q_rot], axis=-1)
     key = np.concatenate([k_pass, k_rot], axis=-1)
     return query @ key.transpose(0, 2, 1)
+
+
+def flux_embed_nd(ids, axes_dim, theta=10_000):
+    """black-forest-labs/flux, src/flux/modules/layers.py EmbedND.forward with
+    src/flux/math.py rope (commit 802fb471), for ids of shape (T, n_axes).
+
+    scale = torch.arange(0, dim, 2, dtype=pos.dtype) / dim; omega = 1.0 / (theta**scale)
+    out = torch.einsum("...n,d->...nd", pos, omega)
+    out = torch.stack([cos(out), -sin(out), sin(out), cos(out)], dim=-1)  # -> 2 x 2
+    emb = torch.cat([rope(ids[..., i], axes_dim[i], theta) for i in range(n_axes)], dim=-3)
+    Returns (T, sum(axes_dim) / 2, 2, 2).
+    """
+    ids = np.asarray(ids, dtype=np.float64)
+    blocks = []
+    for i, dim in enumerate(axes_dim):
+        scale = np.arange(0, dim, 2, dtype=np.float64) / dim
+        omega = 1.0 / (theta**scale)
+        out = np.einsum("...n,d->...nd", ids[..., i], omega)
+        out = np.stack([np.cos(out), -np.sin(out), np.sin(out), np.cos(out)], axis=-1)
+        blocks.append(out.reshape(*out.shape[:-1], 2, 2))
+    return np.concatenate(blocks, axis=-3)
+
+
+def flux_apply_rope(x, freqs_cis):
+    """black-forest-labs/flux, src/flux/math.py apply_rope (commit 802fb471), one tensor.
+
+    xq_ = xq.float().reshape(*xq.shape[:-1], -1, 1, 2)
+    xq_out = freqs_cis[..., 0] * xq_[..., 0] + freqs_cis[..., 1] * xq_[..., 1]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    x_ = x.reshape(*x.shape[:-1], -1, 1, 2)
+    out = freqs_cis[..., 0] * x_[..., 0] + freqs_cis[..., 1] * x_[..., 1]
+    return out.reshape(*x.shape)
