@@ -35,7 +35,14 @@ from sinpe._validation import BASE, POSITIONS, check_float_array, check_integer_
 from sinpe.core import frequencies as _ladder
 from sinpe.rope import apply_rope
 
-__all__ = ["FLUX_AXES_DIM", "MROPE_AXES", "apply_axial_rope", "apply_mrope", "axial_frequencies"]
+__all__ = [
+    "FLUX_AXES_DIM",
+    "MROPE_AXES",
+    "apply_axial_rope",
+    "apply_mrope",
+    "axial_frequencies",
+    "mrope_axes",
+]
 
 #: The axes of M-RoPE, in the order of ``mrope_section`` and of the position rows.
 MROPE_AXES = ("time", "height", "width")

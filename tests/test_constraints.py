@@ -61,6 +61,10 @@ NARROWED = {
     "sinpe.checkpoint.tables.inspect_table": ("positions must have shape", "one position per row"),
     "sinpe.rope.apply_rope": ("positions of shape", "they must broadcast to x.shape[:-1]"),
     "sinpe.axes.apply_mrope": ("positions must have one row per axis", "shape (3, ...)"),
+    "sinpe.axes.apply_axial_rope": (
+        "positions must have one row per axis",
+        "shape (len(axes_dim), ...)",
+    ),
     # The frequencies of a base must be finite in the low precision computed in.
     "sinpe.numerics.low_precision_frequencies": ("base", "finite in float16/32 too"),
     "sinpe.numerics.low_precision_bound": ("base", "finite in float32 too"),
