@@ -128,7 +128,7 @@ MUTANTS = [
         "axes.py",
         "apply_axial_rope",
         "rows[axis]",
-        "rows[len(widths) - 1 - axis]",
+        "rows[::-1][axis]",
         "each FLUX block turned by another axis's position",
     ),
 ]
