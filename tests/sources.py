@@ -328,3 +328,119 @@ def qwen2vl_mrope(x, position_ids, mrope_section, base=10000.0):
     half = dim // 2
     rotated_half = np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
     return x * cos + rotated_half * sin
+
+
+def su_base_gap(m, b, d=128):
+    """Su Jianlin, kexue.fm/archives/10122 (2024-05-29), the reference code's ``f``.
+
+    Men et al. release no code for their bound; Su's post checks it with this JAX
+    function, re-typed in NumPy (``jnp`` as ``np``, no ``jit``):
+
+    i = jnp.arange(d / 2)
+    return jnp.cos(m[:, None] * b ** (-2 * i[None] / d)).sum(axis=1)
+    """
+    m = np.asarray(m, dtype=np.float64)
+    i = np.arange(d / 2)
+    return np.cos(m[:, None] * b ** (-2 * i[None] / d)).sum(axis=1)
+
+
+def deepseek_v3_scores(
+    q_states,
+    compressed_kv,
+    kv_b_weight,
+    position_ids,
+    num_heads,
+    qk_nope_head_dim,
+    qk_rope_head_dim,
+    v_head_dim,
+    rope_theta=10000.0,
+    rope_interleave=True,
+    eps=1e-6,
+):
+    """huggingface/transformers, models/deepseek_v3/modeling_deepseek_v3.py (commit
+    00b676f8), DeepseekV3Attention.forward up to eager_attention_forward's
+    ``torch.matmul(query, key_states.transpose(2, 3))`` (before ``* scaling``), for a
+    batch of one, with ``q_states`` after ``q_b_proj`` and ``compressed_kv`` after
+    ``kv_a_proj_with_mqa``; ``kv_a_layernorm`` with its initial weight of ones.
+
+    q_pass, q_rot = torch.split(q_states, [qk_nope_head_dim, qk_rope_head_dim], dim=-1)
+    k_pass, k_rot = torch.split(compressed_kv, [kv_lora_rank, qk_rope_head_dim], dim=-1)
+    k_pass = kv_b_proj(kv_a_layernorm(k_pass)).view(key_shape).transpose(1, 2)
+    k_pass, value_states = torch.split(k_pass, [qk_nope_head_dim, v_head_dim], dim=-1)
+    q_rot, k_rot = apply_rotary_pos_emb_interleave(q_rot, k_rot, cos, sin)
+    k_rot = k_rot.expand(*k_pass.shape[:-1], -1)
+    query_states = torch.cat((q_pass, q_rot), dim=-1)
+    key_states = torch.cat((k_pass, k_rot), dim=-1)
+    """
+    q_states = np.asarray(q_states, dtype=np.float64)
+    compressed_kv = np.asarray(compressed_kv, dtype=np.float64)
+    length = q_states.shape[0]
+    qk_head_dim = qk_nope_head_dim + qk_rope_head_dim
+    kv_lora_rank = compressed_kv.shape[-1] - qk_rope_head_dim
+    q = q_states.reshape(length, num_heads, qk_head_dim).transpose(1, 0, 2)
+    q_pass, q_rot = q[..., :qk_nope_head_dim], q[..., qk_nope_head_dim:]
+    k_pass, k_rot = compressed_kv[:, :kv_lora_rank], compressed_kv[:, kv_lora_rank:]
+    variance = (k_pass**2).mean(-1, keepdims=True)  # DeepseekV3RMSNorm
+    normed = k_pass / np.sqrt(variance + eps)
+    kv = (normed @ np.asarray(kv_b_weight, dtype=np.float64).T).reshape(
+        length, num_heads, qk_nope_head_dim + v_head_dim
+    )
+    k_pass = kv.transpose(1, 0, 2)[..., :qk_nope_head_dim]
+    k_rot = k_rot.reshape(1, length, qk_rope_head_dim)
+    # DeepseekV3RotaryEmbedding.forward: emb = cat(freqs, freqs)
+    freqs = (
+        np.asarray(position_ids, dtype=np.float64)[:, None]
+        * rope_inv_freq(qk_rope_head_dim, rope_theta)[None, :]
+    )
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb), np.sin(emb)
+
+    def rotate_half(x):
+        half = x.shape[-1] // 2
+        return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+    def interleave(x):  # x.view(b, h, s, d // 2, 2).transpose(4, 3).reshape(b, h, s, d)
+        h, s, d = x.shape
+        return x.reshape(h, s, d // 2, 2).transpose(0, 1, 3, 2).reshape(h, s, d)
+
+    if rope_interleave:
+        q_rot, k_rot = interleave(q_rot), interleave(k_rot)
+    q_rot = q_rot * cos + rotate_half(q_rot) * sin
+    k_rot = k_rot * cos + rotate_half(k_rot) * sin
+    k_rot = np.broadcast_to(k_rot, (num_heads, length, qk_rope_head_dim))
+    query = np.concatenate([q_pass, q_rot], axis=-1)
+    key = np.concatenate([k_pass, k_rot], axis=-1)
+    return query @ key.transpose(0, 2, 1)
+
+
+def flux_embed_nd(ids, axes_dim, theta=10_000):
+    """black-forest-labs/flux, src/flux/modules/layers.py EmbedND.forward with
+    src/flux/math.py rope (commit 802fb471), for ids of shape (T, n_axes).
+
+    scale = torch.arange(0, dim, 2, dtype=pos.dtype) / dim; omega = 1.0 / (theta**scale)
+    out = torch.einsum("...n,d->...nd", pos, omega)
+    out = torch.stack([cos(out), -sin(out), sin(out), cos(out)], dim=-1)  # -> 2 x 2
+    emb = torch.cat([rope(ids[..., i], axes_dim[i], theta) for i in range(n_axes)], dim=-3)
+    Returns (T, sum(axes_dim) / 2, 2, 2).
+    """
+    ids = np.asarray(ids, dtype=np.float64)
+    blocks = []
+    for i, dim in enumerate(axes_dim):
+        scale = np.arange(0, dim, 2, dtype=np.float64) / dim
+        omega = 1.0 / (theta**scale)
+        out = np.einsum("...n,d->...nd", ids[..., i], omega)
+        out = np.stack([np.cos(out), -np.sin(out), np.sin(out), np.cos(out)], axis=-1)
+        blocks.append(out.reshape(*out.shape[:-1], 2, 2))
+    return np.concatenate(blocks, axis=-3)
+
+
+def flux_apply_rope(x, freqs_cis):
+    """black-forest-labs/flux, src/flux/math.py apply_rope (commit 802fb471), one tensor.
+
+    xq_ = xq.float().reshape(*xq.shape[:-1], -1, 1, 2)
+    xq_out = freqs_cis[..., 0] * xq_[..., 0] + freqs_cis[..., 1] * xq_[..., 1]
+    """
+    x = np.asarray(x, dtype=np.float64)
+    x_ = x.reshape(*x.shape[:-1], -1, 1, 2)
+    out = freqs_cis[..., 0] * x_[..., 0] + freqs_cis[..., 1] * x_[..., 1]
+    return out.reshape(*x.shape)

@@ -61,6 +61,10 @@ NARROWED = {
     "sinpe.checkpoint.tables.inspect_table": ("positions must have shape", "one position per row"),
     "sinpe.rope.apply_rope": ("positions of shape", "they must broadcast to x.shape[:-1]"),
     "sinpe.axes.apply_mrope": ("positions must have one row per axis", "shape (3, ...)"),
+    "sinpe.axes.apply_axial_rope": (
+        "positions must have one row per axis",
+        "shape (len(axes_dim), ...)",
+    ),
     # The frequencies of a base must be finite in the low precision computed in.
     "sinpe.numerics.low_precision_frequencies": ("base", "finite in float16/32 too"),
     "sinpe.numerics.low_precision_bound": ("base", "finite in float32 too"),
@@ -80,6 +84,12 @@ NARROWED = {
     "sinpe.rope_scaling.yarn_frequencies": (
         "YaRN needs 0 <= alpha < beta",
         "beta_fast must exceed beta_slow (with truncate, as sinpe.rope.scaled_frequencies)",
+    ),
+    "sinpe.mla.decoupled_scores": ("positions must hold one position per token", "one per row"),
+    "sinpe.mla.absorbed_scores": ("positions must hold one position per token", "one per row"),
+    "sinpe.base_bound.smallest_base": (
+        "no base from",
+        "a head too narrow for the context (one pair fails at m = 2) has no good base",
     ),
     "sinpe.lab.probes.query_key_form": (("layer", "head"), "the model's layers and heads"),
     "sinpe.lab.probes.attention_peak": ("layer", "the model's layers, from 0"),

@@ -38,6 +38,9 @@ REQUIRED = (
     "YaRN",
     "Bochner's theorem",
     "neural tangent kernel",
+    "base bound",
+    "decoupled RoPE",
+    "weight absorption",
 )
 
 

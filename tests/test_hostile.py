@@ -49,6 +49,7 @@ from sinpe import (
     fourier,
     geometry,
     images,
+    mla,
     numerics,
     rope,
     rope_scaling,
@@ -56,6 +57,13 @@ from sinpe import (
 )
 from sinpe.checkpoint import cli, configs, files, gguf, models, tables, tensors
 from sinpe.lab import context, nn, probes, pytorch_record, tasks, training
+
+
+def _mla_symbols() -> dict[str, Any]:
+    """Two-entry SymPy columns and matrices for sinpe.mla's symbolic scores."""
+    x, m, n = sp.Matrix(sp.symbols("x0:2", real=True)), *sp.symbols("m n", real=True)
+    return dict(c_q=x, c_kv=x, q_r=x, k_r=x, w_uq=sp.eye(2), w_uk=sp.eye(2), m=m, n=n)
+
 
 #: Every module the package lists (``sinpe.SUBMODULES``; ``tests/test_lists.py`` checks
 #: that it names every public module on disk), so a new module is swept without a list here.
@@ -646,6 +654,18 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.symbolic.verify_shift_group": Case(
         symbolic.verify_shift_group, poison=("d_model",), examples=6
+    ),
+    "sinpe.mla.decoupled_score": Case(
+        mla.decoupled_score, lambda: _mla_symbols(), poison=(), examples=1
+    ),
+    "sinpe.mla.coupled_score": Case(
+        mla.coupled_score, lambda: _mla_symbols(), poison=(), examples=1
+    ),
+    "sinpe.mla.verify_decoupled_rope": Case(
+        mla.verify_decoupled_rope, poison=("width", "rope_dim"), examples=4
+    ),
+    "sinpe.mla.verify_rotation_between": Case(
+        mla.verify_rotation_between, poison=("width",), examples=4
     ),
 }
 
