@@ -97,7 +97,8 @@ def similarity_gap(
 
     Returns
     -------
-    numpy.ndarray of float64, the shape of ``offsets``
+    numpy.ndarray
+        float64, the shape of ``offsets``.
 
     Examples
     --------

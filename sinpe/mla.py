@@ -114,8 +114,8 @@ def decoupled_scores(
 
     Returns
     -------
-    numpy.ndarray of float64, shape (T, T)
-        Row ``t`` (query), column ``s`` (key).
+    numpy.ndarray
+        float64, shape ``(T, T)``: row ``t`` (query), column ``s`` (key).
 
     Examples
     --------
@@ -172,7 +172,8 @@ def absorbed_scores(
 
     Returns
     -------
-    numpy.ndarray of float64, shape (T, T)
+    numpy.ndarray
+        float64, shape ``(T, T)``.
 
     Examples
     --------
