@@ -72,10 +72,7 @@ def _inspect(path: str) -> dict:
 
 def test_phi2_has_no_rope_scaling_and_longrope_came_with_phi3(page, root):
     """The documentation's "LongRoPE scaling as in Phi-2 model series", against the configs."""
-    assert (
-        "Phi-2 model series"
-        in page["Hugging Face's RoPE utilities page"]
-    )
+    assert "Phi-2 model series" in page["Hugging Face's RoPE utilities page"]
     phi2 = _inspect(str(root / CONFIGS / "phi-2" / "config.json"))
     phi3 = _inspect(str(root / CONFIGS / "Phi-3.5-mini-instruct" / "config.json"))
     assert phi2["kind"] == "rope" and phi2["scaling"] is None
