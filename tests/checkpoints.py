@@ -53,6 +53,14 @@ def run(capsys, *args: str) -> tuple[int, dict | str, str]:
     return status, (json.loads(out) if "--json" in args else out), err
 
 
+def assert_refused(capsys, path, message: str) -> None:
+    """``sinpe inspect path`` exits 2 with one line on stderr that says ``message``."""
+    status, out, err = run(capsys, path)
+    assert status == 2 and out == ""
+    assert err.startswith("sinpe inspect: error: ") and len(err.splitlines()) == 1
+    assert message.replace("2**40", str(2**40)) in err, err
+
+
 def good_file(folder: Path) -> Path:
     return save(
         folder, "safetensors", {"wpe.weight": annotated_transformer(ROWS, WIDTH, dtype=F32)}
