@@ -344,3 +344,27 @@ def test_the_caption_check_sees_a_bare_left_and_not_a_direction():
     assert sides_without_phone(fine) == []
     assert side_by_side("fig, axes = plotting.figure(ncols=2)")
     assert not side_by_side("fig, ax = plotting.figure(ncols=1)")
+
+
+def straight_quotes_in_titles(pages) -> list[str]:
+    """The page titles (``# ...``) holding a straight quote."""
+    found = []
+    for page in pages:
+        title = next(
+            line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# ")
+        )
+        if "'" in title or '"' in title:
+            found.append(f"{page.name}: {title}")
+    return found
+
+
+def test_no_page_title_has_a_straight_quote(root, tmp_path):
+    """sphinx-proof numbers a page's theorems in the PDF only if it finds the page's
+    section by its title, and smartquotes curls the title's ' (U+2019), which the
+    section's name keeps straight: chapter 9's theorems lost their numbers in the PDF.
+    Type the curly apostrophe in the title instead."""
+    pages = sorted((root / "book").glob("*.md"))
+    assert len(pages) >= 10 and straight_quotes_in_titles(pages) == []
+    planted = tmp_path / "ch99.md"
+    planted.write_text("(ch-x)=\n# Positions in today's models\n", encoding="utf-8")
+    assert straight_quotes_in_titles([planted]) == ["ch99.md: # Positions in today's models"]
