@@ -202,6 +202,10 @@ def test_every_verdict_says_what_decided_it_and_how_far_it_reaches(recorded):
             assert "toy" in verdict.reason.lower(), f"{claim}: the reason must say 'toy'"
         elif verdict.evidence == claims.PUBLISHED:
             assert any(ch.isdigit() for ch in verdict.scope), f"{claim}: cite the source"
+        elif verdict.evidence == claims.RELEASED:
+            # which files were read, and how many: not "the models" in general
+            assert "config.json" in verdict.scope, f"{claim}: name the configs read"
+            assert any(ch.isdigit() for ch in verdict.scope), f"{claim}: how many"
         elif verdict.evidence == claims.NUMERIC:
             assert verdict.scope.strip(), claim
 
@@ -336,6 +340,25 @@ def test_verdict_evidence_is_checked():
     )
     assert toy.strength == "toy experiment (d = 32, 3 seeds)"
     assert str(toy).endswith("[toy experiment (d = 32, 3 seeds)]")
+    with pytest.raises(ValueError, match="needs its scope"):
+        claims.judge("a-claim", holds=True, reason="because", evidence=claims.RELEASED)
+    read = claims.judge(
+        "a-claim", holds=True, reason="r", evidence=claims.RELEASED, scope="2 config.json"
+    )
+    assert read.strength == "released config (2 config.json)"
+
+
+def test_the_evidence_kinds_are_distinct_and_in_their_documented_order():
+    # a released config reaches the files read; a quoted figure is not re-measured at all
+    assert claims.EVIDENCE == (
+        claims.PROOF,
+        claims.NUMERIC,
+        claims.TOY,
+        claims.RELEASED,
+        claims.PUBLISHED,
+    )
+    assert len(set(claims.EVIDENCE)) == len(claims.EVIDENCE)
+    assert claims.RELEASED == "released config"
 
 
 # ---------------------------------------------------------------------------------
