@@ -304,7 +304,13 @@ def test_the_unmasked_toy_says_it_has_no_causal_mask(recorded, claim):
 
 
 @pytest.mark.parametrize(
-    "sub_claim", ["because they are simpler", "a *common* mistake", "stays unsolved"]
+    "sub_claim",
+    [
+        "because they are simpler",
+        "a *common* mistake",
+        "stays unsolved",
+        "survives in older models",  # issue 40: chapter 9 tests only the first half
+    ],
 )
 def test_the_untested_table_lists_the_sub_claims_no_cell_tests(root, sub_claim):
     # issue 40: the intro promises every claim; these parts of claims have no verdict
@@ -522,3 +528,15 @@ def test_the_wording_check_sees_a_constant_without_its_reading():
     call = 'claims.judge("x", holds=ok, as_stated=False, reason="because (f(a))")'
     assert _judge_calls("a\n" + call + "\nb") == [call]
     assert "by its wording" not in call
+
+
+def test_chapter_9_reads_its_verdicts_from_configs_and_the_bound(recorded):
+    """Issue 40: the successors' claim is read from the shipped configs, and says which
+    family the book could not read; the base's claim is the bound, not a trained model."""
+    twin, verdict = recorded["recent-llms-use-rope"]
+    assert twin.name.startswith("ch09_") and verdict.evidence == claims.RELEASED
+    assert "Llama 2" in verdict.scope and "Llama 2" in verdict.reason
+    assert verdict.verdict == claims.NUANCE  # a family the claim names was not read
+    twin, verdict = recorded["base-sets-range"]
+    assert twin.name.startswith("ch09_") and verdict.evidence == claims.NUMERIC
+    assert "not a trained model" in verdict.scope and "Men et al." in verdict.reason
