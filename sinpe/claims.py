@@ -29,6 +29,7 @@ __all__ = [
     "PROOF",
     "PUBLISHED",
     "RECORD_PREFIX",
+    "RELEASED",
     "TOY",
     "VERDICTS",
     "Verdict",
@@ -56,13 +57,19 @@ PROOF = "symbolic proof"
 NUMERIC = "numeric check"
 #: Evidence that is a toy experiment, valid at its scale only.
 TOY = "toy experiment"
+#: Evidence read from models' released configuration files (``config.json``), each
+#: copied verbatim from a named public source: it says what the released code computes
+#: for those models, not how well they work.
+RELEASED = "released config"
 #: Evidence that is a published figure, quoted with its source.
 PUBLISHED = "published figure"
 #: What can decide a verdict, from strongest to weakest as evidence of a general law.
 #: A proof holds for every input; a numeric check for the inputs it covers (its scope
 #: says which); a toy experiment only at its scale (width, layers, steps, seeds); a
-#: published figure is quoted with its source, not re-measured.
-EVIDENCE = (PROOF, NUMERIC, TOY, PUBLISHED)
+#: released config for the models whose files were read (the scope names them, and the
+#: ones named by the claim that could not be read); a published figure is quoted with
+#: its source, not re-measured.
+EVIDENCE = (PROOF, NUMERIC, TOY, RELEASED, PUBLISHED)
 
 _CLAIM_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 #: The MIME type under which a verdict is stored in a notebook.
@@ -104,6 +111,8 @@ class Verdict:
     ('claim-bounded', 'symbolic proof')
     >>> print(Verdict("scaling", NUANCE, "only for small init", TOY, "d = 32, 3 seeds"))
     scaling: holds with a nuance — only for small init [toy experiment (d = 32, 3 seeds)]
+    >>> Verdict("uses-rope", HOLDS, "all 3 read", RELEASED, "3 shipped config.json").strength
+    'released config (3 shipped config.json)'
     """
 
     claim: str
@@ -131,7 +140,8 @@ class Verdict:
         if self.evidence != PROOF and not self.scope.strip():
             raise ValueError(
                 f"a verdict decided by a {self.evidence} needs its scope: the inputs "
-                "covered, the toy's scale (width, layers, steps, seeds) or the source"
+                "covered, the toy's scale (width, layers, steps, seeds), the configs "
+                "read or the source"
             )
 
     @property
@@ -199,8 +209,8 @@ def judge(
         What decided it: one of :data:`EVIDENCE`.
     scope : str, optional
         How far the evidence reaches (required unless ``evidence`` is a proof):
-        the inputs checked, the toy's width, layers, steps and seeds, or the
-        source of a published figure.
+        the inputs checked, the toy's width, layers, steps and seeds, the released
+        configs read, or the source of a published figure.
 
     Examples
     --------

@@ -202,6 +202,10 @@ def test_every_verdict_says_what_decided_it_and_how_far_it_reaches(recorded):
             assert "toy" in verdict.reason.lower(), f"{claim}: the reason must say 'toy'"
         elif verdict.evidence == claims.PUBLISHED:
             assert any(ch.isdigit() for ch in verdict.scope), f"{claim}: cite the source"
+        elif verdict.evidence == claims.RELEASED:
+            # which files were read, and how many: not "the models" in general
+            assert "config.json" in verdict.scope, f"{claim}: name the configs read"
+            assert any(ch.isdigit() for ch in verdict.scope), f"{claim}: how many"
         elif verdict.evidence == claims.NUMERIC:
             assert verdict.scope.strip(), claim
 
@@ -300,7 +304,13 @@ def test_the_unmasked_toy_says_it_has_no_causal_mask(recorded, claim):
 
 
 @pytest.mark.parametrize(
-    "sub_claim", ["because they are simpler", "a *common* mistake", "stays unsolved"]
+    "sub_claim",
+    [
+        "because they are simpler",
+        "a *common* mistake",
+        "stays unsolved",
+        "survives in older models",  # issue 40: chapter 9 tests only the first half
+    ],
 )
 def test_the_untested_table_lists_the_sub_claims_no_cell_tests(root, sub_claim):
     # issue 40: the intro promises every claim; these parts of claims have no verdict
@@ -336,6 +346,25 @@ def test_verdict_evidence_is_checked():
     )
     assert toy.strength == "toy experiment (d = 32, 3 seeds)"
     assert str(toy).endswith("[toy experiment (d = 32, 3 seeds)]")
+    with pytest.raises(ValueError, match="needs its scope"):
+        claims.judge("a-claim", holds=True, reason="because", evidence=claims.RELEASED)
+    read = claims.judge(
+        "a-claim", holds=True, reason="r", evidence=claims.RELEASED, scope="2 config.json"
+    )
+    assert read.strength == "released config (2 config.json)"
+
+
+def test_the_evidence_kinds_are_distinct_and_in_their_documented_order():
+    # a released config reaches the files read; a quoted figure is not re-measured at all
+    assert claims.EVIDENCE == (
+        claims.PROOF,
+        claims.NUMERIC,
+        claims.TOY,
+        claims.RELEASED,
+        claims.PUBLISHED,
+    )
+    assert len(set(claims.EVIDENCE)) == len(claims.EVIDENCE)
+    assert claims.RELEASED == "released config"
 
 
 # ---------------------------------------------------------------------------------
@@ -499,3 +528,15 @@ def test_the_wording_check_sees_a_constant_without_its_reading():
     call = 'claims.judge("x", holds=ok, as_stated=False, reason="because (f(a))")'
     assert _judge_calls("a\n" + call + "\nb") == [call]
     assert "by its wording" not in call
+
+
+def test_chapter_9_reads_its_verdicts_from_configs_and_the_bound(recorded):
+    """Issue 40: the successors' claim is read from the shipped configs, and says which
+    family the book could not read; the base's claim is the bound, not a trained model."""
+    twin, verdict = recorded["recent-llms-use-rope"]
+    assert twin.name.startswith("ch09_") and verdict.evidence == claims.RELEASED
+    assert "Llama 2" in verdict.scope and "Llama 2" in verdict.reason
+    assert verdict.verdict == claims.NUANCE  # a family the claim names was not read
+    twin, verdict = recorded["base-sets-range"]
+    assert twin.name.startswith("ch09_") and verdict.evidence == claims.NUMERIC
+    assert "not a trained model" in verdict.scope and "Men et al." in verdict.reason

@@ -551,7 +551,9 @@ def test_verify_periodic_features_rejects_a_4pi_periodic_feature():
 # --- claims.py -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("evidence", [claims.NUMERIC, claims.TOY, claims.PUBLISHED])
+@pytest.mark.parametrize(
+    "evidence", [claims.NUMERIC, claims.TOY, claims.RELEASED, claims.PUBLISHED]
+)
 def test_every_non_proof_needs_a_scope_that_is_not_blank(evidence):
     # mutants "Verdict: a blank scope passes for a non-proof", "only toy experiments need
     # a scope"
