@@ -42,6 +42,7 @@ from scripts import declared
 from sinpe import (
     PrecisionWarning,
     alibi,
+    axes,
     binary,
     claims,
     conventions,
@@ -303,6 +304,11 @@ CASES: dict[str, Case] = {
         fourier.gaussian_matrix,
         lambda: dict(rng=_rng()),
         poison=("n_features", "n_coords", "sigma"),
+    ),
+    "sinpe.axes.mixed_frequencies": Case(
+        axes.mixed_frequencies,
+        lambda: dict(rng=_rng()),
+        poison=("d_head", "n_heads", "base", "rotate"),
     ),
     "sinpe.fourier.integer_features": Case(fourier.integer_features),
     "sinpe.fourier.log_spaced_matrix": Case(fourier.log_spaced_matrix),
