@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sinpe import symbolic
 from sinpe.axes import (
     FLUX_AXES_DIM,
     MROPE_AXES,
@@ -294,6 +295,19 @@ def test_a_diagonal_step_is_seen_by_every_mixed_pair():
 def test_bad_mixed_input_is_refused_clearly(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_sympy_checks_the_mixed_shift_and_refuses_wrong_angles():
+    identity = symbolic.verify_mixed_shift()
+    assert identity.name == "mixed shift" and len(identity.statements) == 3
+    # the y position read with f_x: still linear, but not the turn s (u . f)
+    with pytest.raises(symbolic.IdentityError, match="does not turn the pair"):
+        symbolic.verify_mixed_shift(lambda t, f: t[0] * f[0] + t[1] * f[0])
+    # a distance from the origin: a shift turns by an amount that depends on where
+    with pytest.raises(symbolic.IdentityError):
+        symbolic.verify_mixed_shift(lambda t, f: (t[0] * f[0]) ** 2 + t[1] * f[1])
+    with pytest.raises(ValueError, match="two expressions"):
+        symbolic.mixed_angle((1, 2, 3), (1, 2))
 
 
 MUTANTS = [

@@ -616,6 +616,11 @@ CASES: dict[str, Case] = {
     "sinpe.symbolic.integer_features": Case(
         symbolic.integer_features, lambda: dict(x=symbolic.position), poison=("n_frequencies",)
     ),
+    "sinpe.symbolic.mixed_angle": Case(
+        symbolic.mixed_angle,
+        lambda: dict(position=sp.symbols("t_x t_y"), frequency=sp.symbols("f_x f_y")),
+        poison=(),
+    ),
     "sinpe.symbolic.one_indexed_encoding": Case(
         symbolic.one_indexed_encoding, lambda: dict(position=symbolic.position), poison=("d_model",)
     ),
@@ -639,6 +644,9 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.symbolic.verify_indexings_agree": Case(
         symbolic.verify_indexings_agree, lambda: dict(widths=(2,)), poison=("widths",), examples=6
+    ),
+    "sinpe.symbolic.verify_mixed_shift": Case(
+        symbolic.verify_mixed_shift, lambda: dict(), poison=(), examples=1
     ),
     "sinpe.symbolic.verify_no_linear_shift": Case(
         symbolic.verify_no_linear_shift, lambda: dict(k=1), poison=("d_model",), examples=6
