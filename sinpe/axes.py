@@ -366,9 +366,10 @@ def mixed_frequencies(
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n_heads, d_head // 2, 2)
-        ``[h, j] = (f_x, f_y)`` of pair ``j`` of head ``h``; the release's ``freqs[a, h,
-        j]`` is ``[h, j, a]`` (``np.moveaxis(out, -1, 0)``).
+    numpy.ndarray
+        float64, shape ``(n_heads, d_head // 2, 2)``: ``[h, j] = (f_x, f_y)`` of pair
+        ``j`` of head ``h``; the release's ``freqs[a, h, j]`` is ``[h, j, a]``
+        (``np.moveaxis(out, -1, 0)``).
 
     Examples
     --------
@@ -429,15 +430,16 @@ def mixed_angles(positions: npt.ArrayLike, frequencies: npt.ArrayLike) -> np.nda
     positions : array_like of real, shape (2, ...)
         The row ``t_x`` (column of the patch) and the row ``t_y`` (its row), as the
         release's ``init_t_xy``.
-    frequencies : array_like of real, shape (..., pairs, 2)
-        One vector ``(f_x, f_y)`` per pair (:func:`mixed_frequencies`, one head or
+    frequencies : array_like of real, shape (..., P, 2)
+        One vector ``(f_x, f_y)`` per pair, ``P`` pairs (:func:`mixed_frequencies`, one head or
         several).
 
     Returns
     -------
-    numpy.ndarray of float64, shape ``frequencies.shape[:-2] + positions.shape[1:] + (pairs,)``
-        In radians; for ``(n_heads, pairs, 2)`` frequencies and ``(2, N)`` positions,
-        ``(n_heads, N, pairs)``, the release's ``freqs_cis[i]`` of one block.
+    numpy.ndarray
+        float64 radians, shape ``frequencies.shape[:-2] + positions.shape[1:] +
+        (P,)``; for ``(n_heads, P, 2)`` frequencies and ``(2, N)`` positions,
+        ``(n_heads, N, P)``, the angles of the release's ``freqs_cis[i]`` (one block).
 
     Examples
     --------
