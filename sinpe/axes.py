@@ -1,4 +1,4 @@
-"""Positions on several axes: M-RoPE's time, height and width bands (Qwen2-VL), as released.
+r"""Positions on several axes: M-RoPE's time, height and width bands (Qwen2-VL), as released.
 
 A vision-language model such as Qwen2-VL gives every token three positions, one per
 axis (time, height, width; a text token has the same number on all three), and splits
@@ -22,6 +22,33 @@ ladder ``theta ** (-2 j / axes_dim[i])`` from 1 down, and interleaved pairs
 (:func:`axial_frequencies`, :func:`apply_axial_rope`). M-RoPE's three bands share one
 ladder over the whole head, so its time axis gets only the fastest pairs; every FLUX
 axis gets fast and slow pairs.
+
+RoPE-Mixed (Heo et al., "Rotary Position Embedding for Vision Transformer", ECCV 2024)
+lets a pair turn with both image axes at once: pair ``j`` of a head has a frequency
+*vector* ``f_j = (f_x, f_y)`` and turns by ``t_x * f_x + t_y * f_y`` at the patch
+``(t_x, t_y)``. naver-ai/rope-vit draws each head's vectors at a random angle, then
+learns them (``models/vit_rope.py``, commit ce85c2e56c5ff3aadc10e1a849872081f7b86293;
+``deit/models_v2_rope.py`` holds the same functions; long lines wrapped with ``\``)::
+
+    # init_random_2d_freqs(dim, num_heads, theta=10.0, rotate=True), per head:
+    mag = 1 / (theta ** (torch.arange(0, dim, 4)[: (dim // 4)].float() / dim))
+    angles = torch.rand(1) * 2 * torch.pi if rotate else torch.zeros(1)
+    fx = torch.cat([mag * torch.cos(angles), mag * torch.cos(torch.pi/2 + angles)], dim=-1)
+    fy = torch.cat([mag * torch.sin(angles), mag * torch.sin(torch.pi/2 + angles)], dim=-1)
+    # compute_mixed_cis(freqs, t_x, t_y, num_heads):
+    freqs_x = (t_x.unsqueeze(-1) @ freqs[0].unsqueeze(-2)) \
+        .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
+    freqs_y = (t_y.unsqueeze(-1) @ freqs[1].unsqueeze(-2)) \
+        .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
+    freqs_cis = torch.polar(torch.ones_like(freqs_x), freqs_x + freqs_y)
+
+and ``apply_rotary_emb`` multiplies the interleaved pairs (``reshape(..., -1, 2)`` read
+as complex numbers) by ``freqs_cis``. :func:`mixed_frequencies` is the first function,
+:func:`mixed_angles` the angle of the second, :func:`apply_mixed_rope` the rotation
+(``tests/sources.py`` re-types all three, and ``compute_axial_cis``). With
+``rotate=False`` every vector lies on an axis, the first half of the pairs on ``x``,
+the second on ``y``, and the mixed rotation is the repository's ``compute_axial_cis``:
+:func:`apply_axial_rope` with ``axes_dim = [d/2, d/2]``.
 """
 
 from __future__ import annotations
@@ -31,7 +58,23 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from sinpe._validation import BASE, POSITIONS, check_float_array, check_integer_array, constrained
+from sinpe._trig import sincos
+from sinpe._validation import (
+    BASE,
+    FLAG,
+    MAX_D_MODEL,
+    POSITIONS,
+    Condition,
+    Instance,
+    Integer,
+    Optional,
+    check_entries,
+    check_float_array,
+    check_integer_array,
+    check_phases,
+    check_real_array,
+    constrained,
+)
 from sinpe.core import frequencies as _ladder
 from sinpe.rope import apply_rope
 
@@ -39,8 +82,11 @@ __all__ = [
     "FLUX_AXES_DIM",
     "MROPE_AXES",
     "apply_axial_rope",
+    "apply_mixed_rope",
     "apply_mrope",
     "axial_frequencies",
+    "mixed_angles",
+    "mixed_frequencies",
     "mrope_axes",
 ]
 
@@ -244,3 +290,225 @@ def apply_axial_rope(
         for axis, (width, end) in enumerate(zip(widths, ends, strict=True))
     ]
     return np.concatenate(blocks, axis=-1)
+
+
+def _multiple_of_four(value: int) -> str:
+    lower = max(4, value - value % 4)
+    return (
+        f"the pairs split into two halves, one per starting axis (init_random_2d_freqs "
+        f"draws d_head // 4 magnitudes). Use {lower} or {lower + 4}"
+    )
+
+
+#: The width of one head of RoPE-Mixed: two halves of pairs, so a multiple of 4.
+_HEAD = Integer(
+    4,
+    MAX_D_MODEL,
+    hint="such as 64 (DeiT-S's head)",
+    conditions=(
+        Condition(
+            "be a multiple of 4",
+            lambda v: v % 4 == 0,
+            _multiple_of_four,
+            refused=(6,),
+            accepted=(8,),
+        ),
+    ),
+)
+_GENERATOR: Instance[np.random.Generator] = Instance(
+    np.random.Generator, shown="numpy.random.Generator", hint="rng=np.random.default_rng(0)"
+)
+
+
+@constrained(
+    d_head=_HEAD,
+    n_heads=Integer(hint="such as 6 (DeiT-S's heads)"),
+    rng=Optional(_GENERATOR),
+    base=BASE,
+    rotate=FLAG,
+)
+def mixed_frequencies(
+    d_head: int,
+    n_heads: int,
+    *,
+    rng: np.random.Generator | None = None,
+    base: float = 10.0,
+    rotate: bool = True,
+) -> np.ndarray:
+    """RoPE-Mixed's starting frequency vectors: ``init_random_2d_freqs`` of naver-ai/rope-vit.
+
+    Head ``h`` draws an angle ``phi_h`` uniform in ``[0, 2 pi)``. Its first ``d_head / 4``
+    pairs get the vectors ``mag_k (cos phi_h, sin phi_h)``, its last ``d_head / 4`` the
+    perpendicular ``mag_k (-sin phi_h, cos phi_h)``, with ``mag_k = base ** (-4 k /
+    d_head)`` (module docstring). The release writes ``cos(pi/2 + phi)`` and ``sin(pi/2 +
+    phi)`` for ``-sin phi`` and ``cos phi``: the same numbers but for rounding
+    (``cos(pi/2)`` is about 6e-17 in float64), and here ``rotate=False`` puts the second
+    half exactly on the ``y`` axis.
+
+    Parameters
+    ----------
+    d_head : int
+        One head's width, a multiple of 4 (``embed_dim // num_heads``).
+    n_heads : int
+        Heads to draw for (a model draws once per block: ``depth`` calls).
+    rng : numpy.random.Generator, optional
+        The source of the angles: ``rng.random(n_heads) * 2 * pi``, one draw per head
+        in head order, as the release's ``torch.rand(1) * 2 * torch.pi`` in its loop.
+        The distribution is the same; the numbers are not (torch draws float32 from its
+        own global generator, ``torch.manual_seed``), and the model learns the vectors
+        from there (``nn.Parameter``, ``requires_grad=True``). Needed unless
+        ``rotate=False``.
+    base : float, optional
+        The release's ``theta``: ``rope_theta=10.0`` in its ``rope_mixed_*`` models
+        (100.0 in its axial ones).
+    rotate : bool, optional
+        ``False``: every angle is 0, the axial frequencies (``rng`` unused).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n_heads, d_head // 2, 2)``: ``[h, j] = (f_x, f_y)`` of pair
+        ``j`` of head ``h``; the release's ``freqs[a, h, j]`` is ``[h, j, a]``
+        (``np.moveaxis(out, -1, 0)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sinpe.axes import mixed_frequencies
+    >>> mixed_frequencies(8, 1, base=100.0, rotate=False)[0].tolist()
+    [[1.0, 0.0], [0.1, 0.0], [0.0, 1.0], [0.0, 0.1]]
+    >>> f = mixed_frequencies(8, 2, rng=np.random.default_rng(0))
+    >>> f.shape, bool(np.allclose(np.hypot(f[..., 0], f[..., 1]), [1.0, 10**-0.5] * 2))
+    ((2, 4, 2), True)
+    """
+    if rotate and rng is None:
+        raise ValueError(
+            "rng is needed to draw each head's angle: pass rng=np.random.default_rng(0), "
+            "or rotate=False for the axial frequencies"
+        )
+    check_entries((n_heads, d_head // 2, 2), what="the frequencies")
+    magnitudes = _ladder(d_head // 2, base=base)  # base ** (-4 k / d_head), k < d_head / 4
+    if rotate and rng is not None:
+        angles = rng.random(n_heads) * 2 * np.pi
+    else:
+        angles = np.zeros(n_heads)
+    sin, cos = sincos(angles)
+    first = np.stack([np.outer(cos, magnitudes), np.outer(sin, magnitudes)], axis=-1)
+    # 0.0 - sin, not -sin: a head at angle 0 gets +0.0, the vector on the y axis exactly
+    second = np.stack([np.outer(0.0 - sin, magnitudes), np.outer(cos, magnitudes)], axis=-1)
+    return np.concatenate([first, second], axis=1)
+
+
+def _frequency_vectors(frequencies: npt.ArrayLike) -> np.ndarray:
+    vectors = check_real_array(frequencies, name="frequencies")
+    if vectors.ndim < 2 or vectors.shape[-1] != 2 or vectors.shape[-2] == 0:
+        raise ValueError(
+            f"frequencies must hold one (f_x, f_y) vector per pair: shape (..., pairs, 2), "
+            f"got shape {vectors.shape}; pass e.g. mixed_frequencies(64, 6, rng=rng)"
+        )
+    return vectors
+
+
+def _two_rows(rows: npt.ArrayLike) -> np.ndarray:
+    positions = np.asarray(rows)  # checked by the POSITIONS rule: float64 already
+    if positions.ndim == 0 or positions.shape[0] != 2:
+        raise ValueError(
+            f"positions must have one row per image axis (x, y): shape (2, ...), "
+            f"got shape {positions.shape}"
+        )
+    return positions
+
+
+@constrained(positions=POSITIONS)
+def mixed_angles(positions: npt.ArrayLike, frequencies: npt.ArrayLike) -> np.ndarray:
+    """The angle of every pair at every position: ``t_x * f_x + t_y * f_y`` (RoPE-Mixed).
+
+    ``compute_mixed_cis``'s ``freqs_x + freqs_y`` (module docstring), for any shapes.
+
+    Parameters
+    ----------
+    positions : array_like of real, shape (2, ...)
+        The row ``t_x`` (column of the patch) and the row ``t_y`` (its row), as the
+        release's ``init_t_xy``.
+    frequencies : array_like of real, shape (..., P, 2)
+        One vector ``(f_x, f_y)`` per pair, ``P`` pairs (:func:`mixed_frequencies`, one head or
+        several).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 radians, shape ``frequencies.shape[:-2] + positions.shape[1:] +
+        (P,)``; for ``(n_heads, P, 2)`` frequencies and ``(2, N)`` positions,
+        ``(n_heads, N, P)``, the angles of the release's ``freqs_cis[i]`` (one block).
+
+    Examples
+    --------
+    A pair whose vector points along the diagonal turns with ``t_x + t_y``; one along
+    ``x`` ignores ``t_y``:
+
+    >>> from sinpe.axes import mixed_angles
+    >>> mixed_angles([[1.0, 2.0], [10.0, 20.0]], [[1.0, 1.0], [1.0, 0.0]]).tolist()
+    [[11.0, 1.0], [22.0, 2.0]]
+    """
+    rows = _two_rows(positions)
+    vectors = _frequency_vectors(frequencies)
+    lead, pairs, spots = vectors.shape[:-2], vectors.shape[-2], rows.shape[1:]
+    check_entries((*lead, *spots, pairs), what="the angles")
+    f_x = vectors[..., 0].reshape(*lead, *([1] * len(spots)), pairs)
+    f_y = vectors[..., 1].reshape(*lead, *([1] * len(spots)), pairs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angles = rows[0][..., np.newaxis] * f_x + rows[1][..., np.newaxis] * f_y
+    check_phases(angles)
+    return angles
+
+
+@constrained(positions=POSITIONS)
+def apply_mixed_rope(
+    x: npt.ArrayLike, positions: npt.ArrayLike, frequencies: npt.ArrayLike
+) -> np.ndarray:
+    """Rotate ``x`` by RoPE-Mixed: pair ``j`` turns by ``t_x f_x + t_y f_y`` (:func:`mixed_angles`).
+
+    Built from :func:`sinpe.rope.apply_rope` twice, with the ``f_x`` and then the ``f_y``
+    of every pair: two turns of a pair add up to one turn by the sum of their angles.
+
+    Parameters
+    ----------
+    x : array_like of real, shape (..., T, d)
+        Query or key vectors of one head, paired in the interleaved layout (the
+        release's ``reshape(*x.shape[:-1], -1, 2)``).
+    positions : array_like of real, shape (2, ...)
+        The rows ``t_x`` and ``t_y``, each broadcasting to ``x.shape[:-1]`` as in
+        :func:`sinpe.rope.apply_rope`.
+    frequencies : array_like of real, shape (d / 2, 2)
+        One head's vectors, e.g. ``mixed_frequencies(d, n_heads, rng=rng)[h]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The shape and float dtype of ``x`` (float64 for other input).
+
+    Examples
+    --------
+    With the vectors on the axes (``rotate=False``) it is the axial RoPE of a head cut
+    in two blocks, one per axis:
+
+    >>> import numpy as np
+    >>> from sinpe.axes import apply_axial_rope, apply_mixed_rope, mixed_frequencies
+    >>> x = np.arange(1.0, 9.0)
+    >>> on_axes = mixed_frequencies(8, 1, base=100.0, rotate=False)[0]
+    >>> mixed = apply_mixed_rope(x, [3.0, 5.0], on_axes)
+    >>> bool(np.allclose(mixed, apply_axial_rope(x, [3.0, 5.0], [4, 4], base=100.0)))
+    True
+    """
+    rows = _two_rows(positions)
+    vectors = _frequency_vectors(frequencies)
+    source = check_float_array(x, "x")
+    if source.ndim == 0 or vectors.shape != (source.shape[-1] // 2, 2) or source.shape[-1] % 2:
+        raise ValueError(
+            f"frequencies must hold one (f_x, f_y) vector per pair of x: shape "
+            f"(d / 2, 2) for x of shape (..., d), got {vectors.shape} for x of shape "
+            f"{source.shape}"
+        )
+    mixed_angles(rows, vectors)  # the phases t_x f_x + t_y f_y must be finite
+    turned = apply_rope(source, rows[0], frequencies=vectors[:, 0], layout="interleaved")
+    return apply_rope(turned, rows[1], frequencies=vectors[:, 1], layout="interleaved")

@@ -46,6 +46,7 @@ __all__ = [
     "derive_shift_map",
     "frequency",
     "integer_features",
+    "mixed_angle",
     "omega",
     "one_indexed_encoding",
     "other_position",
@@ -58,6 +59,7 @@ __all__ = [
     "sinusoidal_encoding",
     "verify_dot_product",
     "verify_indexings_agree",
+    "verify_mixed_shift",
     "verify_no_linear_shift",
     "verify_pair_rotation",
     "verify_periodic_features",
@@ -912,3 +914,96 @@ def verify_rope_layouts(d_model: int = 6) -> VerifiedIdentity:
         ),
     )
     return VerifiedIdentity("rope layouts", statements, {"P": sp.Matrix(perm).T})
+
+
+# ---------------------------------------------------------------------------
+# RoPE-Mixed: a pair that turns with both image axes
+
+
+def mixed_angle(position: Sequence[sp.Expr], frequency: Sequence[sp.Expr]) -> sp.Expr:
+    """RoPE-Mixed's angle of one pair, ``t_x f_x + t_y f_y``, as :func:`sinpe.axes.mixed_angles`.
+
+    ``position`` is the patch ``(t_x, t_y)``, ``frequency`` the pair's vector ``(f_x,
+    f_y)``, two SymPy expressions each (else ValueError).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from sinpe import symbolic
+    >>> symbolic.mixed_angle(sp.symbols("t_x t_y"), sp.symbols("f_x f_y"))
+    f_x*t_x + f_y*t_y
+    """
+    t_x, t_y = _two(position, "position")
+    f_x, f_y = _two(frequency, "frequency")
+    return t_x * f_x + t_y * f_y
+
+
+def _two(values: Sequence[sp.Expr], name: str) -> tuple[sp.Expr, sp.Expr]:
+    if isinstance(values, (str, bytes)) or len(values) != 2:
+        raise ValueError(f"{name} must be two expressions (x, y), got {values!r}")
+    return sp.sympify(values[0]), sp.sympify(values[1])
+
+
+def verify_mixed_shift(
+    angle_fn: Callable[[Sequence[sp.Expr], Sequence[sp.Expr]], sp.Expr] = mixed_angle,
+) -> VerifiedIdentity:
+    """Theorem: moving a patch by ``s`` along a direction ``u`` turns a pair by ``s (u . f)``.
+
+    For a pair with the vector ``f = (f_x, f_y)`` at any patch ``t = (t_x, t_y)``:
+    ``angle(t + s u) = angle(t) + s (u_x f_x + u_y f_y)`` with ``u = (cos psi, sin
+    psi)``, so the turn of a shift depends on the shift alone; and the score of two
+    rotated pairs, ``R(angle(m)) q . R(angle(n)) k``, is unchanged when ``m`` and ``n``
+    move together along either axis (``d/dm_x + d/dn_x`` and ``d/dm_y + d/dn_y`` of it
+    simplify to 0). All symbols are free reals. ``angle_fn(position, frequency)`` is the
+    angle of one pair (default :func:`mixed_angle`). Named ``"mixed shift"``;
+    ``objects["turn"]`` is ``s (u . f)``.
+
+    Examples
+    --------
+    >>> from sinpe import symbolic
+    >>> symbolic.verify_mixed_shift().objects["turn"]
+    s*(f_x*cos(psi) + f_y*sin(psi))
+    >>> try:
+    ...     symbolic.verify_mixed_shift(lambda t, f: t[0] * f[0] + t[1] * f[0])
+    ... except symbolic.IdentityError as error:
+    ...     print(error)
+    a shift by s along (cos psi, sin psi) does not turn the pair by s (u . f)
+    """
+    t_x, t_y, f_x, f_y, s, psi = sp.symbols("t_x t_y f_x f_y s psi", real=True)
+    turn = s * (f_x * sp.cos(psi) + f_y * sp.sin(psi))
+    before = angle_fn((t_x, t_y), (f_x, f_y))
+    after = angle_fn((t_x + s * sp.cos(psi), t_y + s * sp.sin(psi)), (f_x, f_y))
+    if not _is_zero(after - before - turn):
+        raise IdentityError(
+            "a shift by s along (cos psi, sin psi) does not turn the pair by s (u . f)"
+        )
+    m_x, m_y, n_x, n_y = sp.symbols("m_x m_y n_x n_y", real=True)
+    q, k = _vector("q", 2), _vector("k", 2)
+    at_m = counterclockwise(angle_fn((m_x, m_y), (f_x, f_y))) * q
+    at_n = counterclockwise(angle_fn((n_x, n_y), (f_x, f_y))) * k
+    dot = (at_m.T * at_n)[0, 0]
+    for one, other in ((m_x, n_x), (m_y, n_y)):
+        if not _is_zero(sp.diff(dot, one) + sp.diff(dot, other)):
+            raise IdentityError(
+                f"the score of two rotated pairs changes when {one} and {other} move together"
+            )
+    statements = (
+        sp.Eq(after, before + turn, evaluate=False),
+        sp.Eq(
+            sp.Symbol(
+                r"\left(\tfrac{\partial}{\partial m_x} + \tfrac{\partial}{\partial n_x}\right)"
+                r"\, R_m q \cdot R_n k"
+            ),
+            sp.Integer(0),
+            evaluate=False,
+        ),
+        sp.Eq(
+            sp.Symbol(
+                r"\left(\tfrac{\partial}{\partial m_y} + \tfrac{\partial}{\partial n_y}\right)"
+                r"\, R_m q \cdot R_n k"
+            ),
+            sp.Integer(0),
+            evaluate=False,
+        ),
+    )
+    return VerifiedIdentity("mixed shift", statements, {"turn": turn})

@@ -444,3 +444,118 @@ def flux_apply_rope(x, freqs_cis):
     x_ = x.reshape(*x.shape[:-1], -1, 1, 2)
     out = freqs_cis[..., 0] * x_[..., 0] + freqs_cis[..., 1] * x_[..., 1]
     return out.reshape(*x.shape)
+
+
+# naver-ai/rope-vit, models/vit_rope.py (commit ce85c2e56c5ff3aadc10e1a849872081f7b86293;
+# deit/models_v2_rope.py has the same four functions), re-typed line for line with NumPy
+# for PyTorch (torch is not in the venv): torch.rand(1) -> rng.random(1), torch.polar(1, a)
+# -> exp(1j a), view/permute -> reshape/transpose, float64 throughout.
+
+
+def ropevit_init_random_2d_freqs(dim, num_heads, rng, theta=10.0, rotate=True):
+    """naver-ai/rope-vit, models/vit_rope.py, init_random_2d_freqs.
+
+    freqs_x = []
+    freqs_y = []
+    mag = 1 / (theta ** (torch.arange(0, dim, 4)[: (dim // 4)].float() / dim))
+    for i in range(num_heads):
+        angles = torch.rand(1) * 2 * torch.pi if rotate else torch.zeros(1)
+        fx = torch.cat([mag * torch.cos(angles), mag * torch.cos(torch.pi/2 + angles)], dim=-1)
+        fy = torch.cat([mag * torch.sin(angles), mag * torch.sin(torch.pi/2 + angles)], dim=-1)
+        freqs_x.append(fx)
+        freqs_y.append(fy)
+    freqs_x = torch.stack(freqs_x, dim=0)
+    freqs_y = torch.stack(freqs_y, dim=0)
+    freqs = torch.stack([freqs_x, freqs_y], dim=0)
+    return freqs
+    """
+    freqs_x = []
+    freqs_y = []
+    mag = 1 / (theta ** (np.arange(0, dim, 4)[: (dim // 4)].astype(np.float64) / dim))
+    for _ in range(num_heads):
+        angles = rng.random(1) * 2 * np.pi if rotate else np.zeros(1)
+        fx = np.concatenate([mag * np.cos(angles), mag * np.cos(np.pi / 2 + angles)], axis=-1)
+        fy = np.concatenate([mag * np.sin(angles), mag * np.sin(np.pi / 2 + angles)], axis=-1)
+        freqs_x.append(fx)
+        freqs_y.append(fy)
+    freqs_x = np.stack(freqs_x, axis=0)
+    freqs_y = np.stack(freqs_y, axis=0)
+    freqs = np.stack([freqs_x, freqs_y], axis=0)
+    return freqs
+
+
+def ropevit_compute_mixed_cis(freqs, t_x, t_y, num_heads):
+    """naver-ai/rope-vit, models/vit_rope.py, compute_mixed_cis (``freqs`` of shape
+    (2, depth, num_heads * dim / 2), as rope_vit_models stacks and views it).
+
+    N = t_x.shape[0]
+    depth = freqs.shape[1]
+    # No float 16 for this range
+    with torch.cuda.amp.autocast(enabled=False):
+        freqs_x = (t_x.unsqueeze(-1) @ freqs[0].unsqueeze(-2)) \\
+            .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
+        freqs_y = (t_y.unsqueeze(-1) @ freqs[1].unsqueeze(-2)) \\
+            .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
+        freqs_cis = torch.polar(torch.ones_like(freqs_x), freqs_x + freqs_y)
+    return freqs_cis
+    """
+    n = t_x.shape[0]
+    depth = freqs.shape[1]
+    freqs_x = (
+        (t_x[:, None] @ freqs[0][:, None, :]).reshape(depth, n, num_heads, -1).transpose(0, 2, 1, 3)
+    )
+    freqs_y = (
+        (t_y[:, None] @ freqs[1][:, None, :]).reshape(depth, n, num_heads, -1).transpose(0, 2, 1, 3)
+    )
+    return np.exp(1j * (freqs_x + freqs_y))
+
+
+def ropevit_init_t_xy(end_x, end_y):
+    """naver-ai/rope-vit, models/vit_rope.py, init_t_xy.
+
+    t = torch.arange(end_x * end_y, dtype=torch.float32)
+    t_x = (t % end_x).float()
+    t_y = torch.div(t, end_x, rounding_mode='floor').float()
+    return t_x, t_y
+    """
+    t = np.arange(end_x * end_y, dtype=np.float64)
+    t_x = t % end_x
+    t_y = np.floor_divide(t, end_x)
+    return t_x, t_y
+
+
+def ropevit_compute_axial_cis(dim, end_x, end_y, theta=100.0):
+    """naver-ai/rope-vit, models/vit_rope.py, compute_axial_cis.
+
+    freqs_x = 1.0 / (theta ** (torch.arange(0, dim, 4)[: (dim // 4)].float() / dim))
+    freqs_y = 1.0 / (theta ** (torch.arange(0, dim, 4)[: (dim // 4)].float() / dim))
+    t_x, t_y = init_t_xy(end_x, end_y)
+    freqs_x = torch.outer(t_x, freqs_x)
+    freqs_y = torch.outer(t_y, freqs_y)
+    freqs_cis_x = torch.polar(torch.ones_like(freqs_x), freqs_x)
+    freqs_cis_y = torch.polar(torch.ones_like(freqs_y), freqs_y)
+    return torch.cat([freqs_cis_x, freqs_cis_y], dim=-1)
+    """
+    freqs_x = 1.0 / (theta ** (np.arange(0, dim, 4)[: (dim // 4)].astype(np.float64) / dim))
+    freqs_y = 1.0 / (theta ** (np.arange(0, dim, 4)[: (dim // 4)].astype(np.float64) / dim))
+    t_x, t_y = ropevit_init_t_xy(end_x, end_y)
+    freqs_x = np.outer(t_x, freqs_x)
+    freqs_y = np.outer(t_y, freqs_y)
+    freqs_cis_x = np.exp(1j * freqs_x)
+    freqs_cis_y = np.exp(1j * freqs_y)
+    return np.concatenate([freqs_cis_x, freqs_cis_y], axis=-1)
+
+
+def ropevit_apply_rotary_emb(x, freqs_cis):
+    """naver-ai/rope-vit, models/vit_rope.py, apply_rotary_emb, one tensor (xq).
+
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    freqs_cis = reshape_for_broadcast(freqs_cis, xq_)
+    xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
+    ``x`` is (..., N, dim) and ``freqs_cis`` (N, dim / 2), broadcast over the leading axes.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    x_ = pairs[..., 0] + 1j * pairs[..., 1]
+    out = x_ * freqs_cis
+    return np.stack([out.real, out.imag], axis=-1).reshape(x.shape)

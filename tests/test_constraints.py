@@ -65,6 +65,12 @@ NARROWED = {
         "positions must have one row per axis",
         "shape (len(axes_dim), ...)",
     ),
+    "sinpe.axes.mixed_frequencies": ("rng is needed", "rotate=True draws the angles from it"),
+    "sinpe.axes.mixed_angles": ("positions must have one row per image axis", "shape (2, ...)"),
+    "sinpe.axes.apply_mixed_rope": (
+        "positions must have one row per image axis",
+        "shape (2, ...)",
+    ),
     # The frequencies of a base must be finite in the low precision computed in.
     "sinpe.numerics.low_precision_frequencies": ("base", "finite in float16/32 too"),
     "sinpe.numerics.low_precision_bound": ("base", "finite in float32 too"),

@@ -42,6 +42,7 @@ from scripts import declared
 from sinpe import (
     PrecisionWarning,
     alibi,
+    axes,
     binary,
     claims,
     conventions,
@@ -303,6 +304,11 @@ CASES: dict[str, Case] = {
         fourier.gaussian_matrix,
         lambda: dict(rng=_rng()),
         poison=("n_features", "n_coords", "sigma"),
+    ),
+    "sinpe.axes.mixed_frequencies": Case(
+        axes.mixed_frequencies,
+        lambda: dict(rng=_rng()),
+        poison=("d_head", "n_heads", "base", "rotate"),
     ),
     "sinpe.fourier.integer_features": Case(fourier.integer_features),
     "sinpe.fourier.log_spaced_matrix": Case(fourier.log_spaced_matrix),
@@ -610,6 +616,11 @@ CASES: dict[str, Case] = {
     "sinpe.symbolic.integer_features": Case(
         symbolic.integer_features, lambda: dict(x=symbolic.position), poison=("n_frequencies",)
     ),
+    "sinpe.symbolic.mixed_angle": Case(
+        symbolic.mixed_angle,
+        lambda: dict(position=sp.symbols("t_x t_y"), frequency=sp.symbols("f_x f_y")),
+        poison=(),
+    ),
     "sinpe.symbolic.one_indexed_encoding": Case(
         symbolic.one_indexed_encoding, lambda: dict(position=symbolic.position), poison=("d_model",)
     ),
@@ -633,6 +644,9 @@ CASES: dict[str, Case] = {
     ),
     "sinpe.symbolic.verify_indexings_agree": Case(
         symbolic.verify_indexings_agree, lambda: dict(widths=(2,)), poison=("widths",), examples=6
+    ),
+    "sinpe.symbolic.verify_mixed_shift": Case(
+        symbolic.verify_mixed_shift, lambda: dict(), poison=(), examples=1
     ),
     "sinpe.symbolic.verify_no_linear_shift": Case(
         symbolic.verify_no_linear_shift, lambda: dict(k=1), poison=("d_model",), examples=6
