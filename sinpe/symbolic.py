@@ -421,6 +421,11 @@ def _is_zero(expr: sp.Expr) -> bool:
     return sp.simplify(sp.expand_trig(sp.expand(expr))) == 0
 
 
+def _vanishes(latex: str) -> sp.Equality:
+    """The statement ``latex = 0``, shown as written (``latex`` is not a SymPy expression)."""
+    return sp.Eq(sp.Symbol(latex), sp.Integer(0), evaluate=False)
+
+
 def _matrix_is_zero(matrix: sp.Matrix) -> bool:
     return all(_is_zero(entry) for entry in matrix)
 
@@ -849,13 +854,9 @@ def verify_rope_relative(
     if not _is_zero(drift):
         raise IdentityError("RoPE(q, m).RoPE(k, n) changes when m and n move together")
     statements = (
-        sp.Eq(
-            sp.Symbol(
-                r"\left(\tfrac{\partial}{\partial m} + \tfrac{\partial}{\partial n}\right)"
-                r"\, \mathrm{RoPE}(q, m) \cdot \mathrm{RoPE}(k, n)"
-            ),
-            sp.Integer(0),
-            evaluate=False,
+        _vanishes(
+            r"\left(\tfrac{\partial}{\partial m} + \tfrac{\partial}{\partial n}\right)"
+            r"\, \mathrm{RoPE}(q, m) \cdot \mathrm{RoPE}(k, n)"
         ),
     )
     return VerifiedIdentity("rope relative", statements, {"dot": dot})
@@ -989,21 +990,13 @@ def verify_mixed_shift(
             )
     statements = (
         sp.Eq(after, before + turn, evaluate=False),
-        sp.Eq(
-            sp.Symbol(
-                r"\left(\tfrac{\partial}{\partial m_x} + \tfrac{\partial}{\partial n_x}\right)"
-                r"\, R_m q \cdot R_n k"
-            ),
-            sp.Integer(0),
-            evaluate=False,
+        _vanishes(
+            r"\left(\tfrac{\partial}{\partial m_x} + \tfrac{\partial}{\partial n_x}\right)"
+            r"\, R_m q \cdot R_n k"
         ),
-        sp.Eq(
-            sp.Symbol(
-                r"\left(\tfrac{\partial}{\partial m_y} + \tfrac{\partial}{\partial n_y}\right)"
-                r"\, R_m q \cdot R_n k"
-            ),
-            sp.Integer(0),
-            evaluate=False,
+        _vanishes(
+            r"\left(\tfrac{\partial}{\partial m_y} + \tfrac{\partial}{\partial n_y}\right)"
+            r"\, R_m q \cdot R_n k"
         ),
     )
     return VerifiedIdentity("mixed shift", statements, {"turn": turn})
