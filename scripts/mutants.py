@@ -21,8 +21,11 @@ run alone first next time (the whole set runs when it no longer kills).
     python -m scripts.mutants --list        # list them, run nothing
     python -m scripts.mutants -j 4          # four workers
 
-Before the mutants, the tests of each module concerned run once on the unmutated
-copy: if they fail there, the run stops (a "kill" would mean nothing).
+A kill means something only if the tests that make it pass unmutated. So the killers
+of the last run first run together, once, on an unmutated copy (if one fails or is gone,
+the run goes on without them), and before a module's tests first judge a mutant they run
+once on the unmutated copy: if they fail there, the run stops. With every killer known,
+the module baselines are skipped: a full run costs one pytest run per mutant.
 
 Exit status: 0 when every mutant is killed, 1 when any survives, 2 on a bad mutant
 or a failing baseline.
@@ -40,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -2063,15 +2067,17 @@ def module_targets(copy: Path, module: str) -> list[str]:
     return files
 
 
-def run_tests(copy: Path, module: str, killer: str | None = None) -> tuple[str, str | None]:
-    """The outcome of the module's tests in ``copy`` and the test that failed first.
-    ``killer``, the test that killed this mutant last time, runs alone first."""
-    if killer:
-        status, _ = pytest(copy, [killer])
-        if status is None:
-            return "killed (timeout)", killer
-        if status == 1:
-            return "killed", killer
+def killed_by(copy: Path, killer: str) -> str | None:
+    """The outcome when ``killer``, the test that killed this mutant last time, fails
+    alone in ``copy``; None when it passes (or no longer exists)."""
+    status, _ = pytest(copy, [killer])
+    if status is None:
+        return "killed (timeout)"
+    return "killed" if status == 1 else None
+
+
+def run_tests(copy: Path, module: str) -> tuple[str, str | None]:
+    """The outcome of the module's tests in ``copy`` and the test that failed first."""
     status, output = pytest(copy, module_targets(copy, module))
     if status is None:
         return "killed (timeout)", None
@@ -2083,6 +2089,40 @@ def run_tests(copy: Path, module: str, killer: str | None = None) -> tuple[str, 
         return "killed", first
     tail = output.strip().splitlines()[-3:]
     return f"killed (pytest exit {status}: {' | '.join(tail)[:80]})", first
+
+
+class BaselineFailed(Exception):
+    """Tests fail on the unmutated copy: a kill by them would mean nothing."""
+
+
+def killers_pass(
+    copies: queue.Queue[Path], cache: dict[str, str], mutants: list[tuple[int, Mutant]]
+) -> bool:
+    """The baseline of the tests that killed these mutants last time, all in one run on an
+    unmutated copy: a kill by one of them means something only if it passes there. False
+    (run without them) when one fails or no longer exists; True when there are none."""
+    killers = sorted({cache[key(mutant)] for _, mutant in mutants if key(mutant) in cache})
+    if not killers:
+        return True
+    copy = copies.get()
+    try:
+        begin = time.perf_counter()
+        status, _ = pytest(copy, killers)
+    finally:
+        copies.put(copy)
+    elapsed = time.perf_counter() - begin
+    if status != 0:
+        print(
+            f"  baseline   {elapsed:5.1f}s  the killers of the last run do not all pass "
+            "unmutated: the module's tests judge every mutant",
+            flush=True,
+        )
+        return False
+    print(
+        f"  baseline   {elapsed:5.1f}s  the {len(killers)} killers of the last run pass unmutated",
+        flush=True,
+    )
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -2119,25 +2159,48 @@ def main(argv: list[str] | None = None) -> int:
         copies: queue.Queue[Path] = queue.Queue()
         for worker in range(jobs):
             copies.put(copy_tree(Path(scratch) / str(worker)))
+        if not killers_pass(copies, cache, mutants):
+            cache = {}
+        modules = {mutant.file for _, mutant in mutants}
+        locks = {module: threading.Lock() for module in modules}
+        baselines: dict[str, str] = {}
+        stopped = threading.Event()
 
-        def baseline(module: str) -> tuple[str, str, float]:
-            copy = copies.get()
-            try:
-                begin = time.perf_counter()
-                outcome, _ = run_tests(copy, module)
-                return module, outcome, time.perf_counter() - begin
-            finally:
-                copies.put(copy)
+        def baseline(copy: Path, module: str) -> float:
+            """Once per module, before its tests first judge a mutant: they must pass on
+            the unmutated ``copy``. Returns the seconds it took here (0 when done)."""
+            begin = time.perf_counter()
+            with locks[module]:
+                if module not in baselines:
+                    baselines[module], _ = run_tests(copy, module)
+                    if baselines[module] == "SURVIVED":  # passed
+                        elapsed = time.perf_counter() - begin
+                        print(f"  baseline   {elapsed:5.1f}s  {module:22s} tests pass unmutated")
+            if baselines[module] != "SURVIVED":  # a timeout under load reads "killed (timeout)"
+                stopped.set()
+                raise BaselineFailed(
+                    f"baseline: the tests of {module} fail without any mutant ({baselines[module]})"
+                )
+            return time.perf_counter() - begin
 
         def one(item: tuple[int, Mutant]) -> tuple[int, Mutant, str, float]:
             number, mutant = item
+            if stopped.is_set():
+                return number, mutant, "skipped", 0.0
             copy = copies.get()
             path = copy / "sinpe" / mutant.file
             original = path.read_text(encoding="utf-8")
+            mutated = apply(original, mutant)
+            killer = cache.get(key(mutant))
             begin = time.perf_counter()
             try:
-                path.write_text(apply(original, mutant), encoding="utf-8")
-                outcome, killer = run_tests(copy, mutant.file, cache.get(key(mutant)))
+                path.write_text(mutated, encoding="utf-8")
+                outcome = killed_by(copy, killer) if killer else None
+                if outcome is None:  # no killer, or it no longer kills: the module's tests
+                    path.write_text(original, encoding="utf-8")
+                    begin += baseline(copy, mutant.file)
+                    path.write_text(mutated, encoding="utf-8")
+                    outcome, killer = run_tests(copy, mutant.file)
             finally:
                 path.write_text(original, encoding="utf-8")
                 copies.put(copy)
@@ -2146,26 +2209,18 @@ def main(argv: list[str] | None = None) -> int:
             return number, mutant, outcome, time.perf_counter() - begin
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            # Baseline: the unmutated copy must pass, or every "kill" would be meaningless.
-            modules = list(dict.fromkeys(mutant.file for _, mutant in mutants))
-            for module, outcome, elapsed in pool.map(baseline, modules):
-                if outcome != "SURVIVED":  # a timeout under load reads "killed (timeout)"
+            try:
+                for number, mutant, outcome, elapsed in pool.map(one, mutants):
+                    if outcome == "SURVIVED":
+                        survivors.append((number, mutant))
                     print(
-                        f"baseline: the tests of {module} fail without any mutant ({outcome})",
-                        file=sys.stderr,
+                        f"{number:3d}  {outcome:10s} {elapsed:5.1f}s  {mutant.file:22s} "
+                        f"{mutant.description}",
+                        flush=True,
                     )
-                    return 2
-                print(
-                    f"  baseline   {elapsed:5.1f}s  {module:22s} tests pass unmutated", flush=True
-                )
-            for number, mutant, outcome, elapsed in pool.map(one, mutants):
-                if outcome == "SURVIVED":
-                    survivors.append((number, mutant))
-                print(
-                    f"{number:3d}  {outcome:10s} {elapsed:5.1f}s  {mutant.file:22s} "
-                    f"{mutant.description}",
-                    flush=True,
-                )
+            except BaselineFailed as error:
+                print(error, file=sys.stderr)
+                return 2
     CACHE.parent.mkdir(exist_ok=True)
     CACHE.write_text(json.dumps(cache, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     killed = len(mutants) - len(survivors)
