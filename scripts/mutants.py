@@ -2041,6 +2041,12 @@ CACHE = ROOT / "_build" / "mutants.json"
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
+def test_function(node: str) -> str:
+    """The test function of a pytest node id: a parameter may hold spaces, which cut the
+    id short in pytest's "FAILED" line, so a killer runs with all its parameters."""
+    return node.split("[", 1)[0]
+
+
 def key(mutant: Mutant) -> str:
     return f"{mutant.file}|{mutant.scope}|{mutant.description}"
 
@@ -2082,7 +2088,7 @@ def run_tests(copy: Path, module: str) -> tuple[str, str | None]:
     if status is None:
         return "killed (timeout)", None
     failed = FAILED.search(output)
-    first = failed.group(1) if failed else None
+    first = test_function(failed.group(1)) if failed else None
     if status == 0:
         return "SURVIVED", None
     if status == 1:  # tests failed
@@ -2152,6 +2158,7 @@ def main(argv: list[str] | None = None) -> int:
     cache: dict[str, str] = {}
     if CACHE.is_file() and not args.fresh:
         cache = json.loads(CACHE.read_text(encoding="utf-8"))
+        cache = {name: test_function(killer) for name, killer in cache.items()}
     jobs = max(1, args.jobs)
     survivors = []
     started = time.perf_counter()
