@@ -12,8 +12,8 @@ Each mutant runs in a temporary copy of the repository (one per worker, ``-j``, 
 default): its file is mutated there, the module's tests and doctests run against the
 copy (``PYTHONPATH`` points at it, so the shared working tree is never modified), and
 the file is restored. A mutant is *killed* when the tests fail (or time out), *survives*
-when they pass. The test that killed each mutant is kept in ``_build/mutants.json`` and
-run alone first next time (the whole set runs when it no longer kills).
+when they pass. The test that killed each mutant is kept in ``tests/data/mutant_killers.json``
+(committed) and run alone first next time (the whole set runs when it no longer kills).
 
     python -m scripts.mutants               # run every mutant (make mutants)
     python -m scripts.mutants --only rope   # mutants whose file, scope or description match
@@ -2036,8 +2036,10 @@ def copy_tree(destination: Path) -> Path:
     return target
 
 
-#: The test that killed each mutant last time (run alone first: most kills cost one test).
-CACHE = ROOT / "_build" / "mutants.json"
+#: The test that killed each mutant last time, run alone first (most kills cost one test).
+#: Committed, so that a fresh clone's first run is as quick as the next; the run rewrites
+#: it when a killer changes (tests/test_mutants.py checks that every killer exists).
+KILLED_BY = ROOT / "tests" / "data" / "mutant_killers.json"
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.MULTILINE)
 
 
@@ -2156,8 +2158,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(mutants)} mutants")
         return 0
     cache: dict[str, str] = {}
-    if CACHE.is_file() and not args.fresh:
-        cache = json.loads(CACHE.read_text(encoding="utf-8"))
+    if KILLED_BY.is_file() and not args.fresh:
+        cache = json.loads(KILLED_BY.read_text(encoding="utf-8"))
         cache = {name: test_function(killer) for name, killer in cache.items()}
     jobs = max(1, args.jobs)
     survivors = []
@@ -2228,8 +2230,11 @@ def main(argv: list[str] | None = None) -> int:
             except BaselineFailed as error:
                 print(error, file=sys.stderr)
                 return 2
-    CACHE.parent.mkdir(exist_ok=True)
-    CACHE.write_text(json.dumps(cache, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+    listed = {key(mutant) for mutant in MUTANTS}
+    cache = {name: killer for name, killer in cache.items() if name in listed}
+    text = json.dumps(cache, indent=0, sort_keys=True) + "\n"
+    if not KILLED_BY.is_file() or KILLED_BY.read_text(encoding="utf-8") != text:
+        KILLED_BY.write_text(text, encoding="utf-8")
     killed = len(mutants) - len(survivors)
     total = time.perf_counter() - started
     print(

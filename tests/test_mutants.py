@@ -7,7 +7,10 @@ bad mutant (exit status 2), never a silent kill. The mutants are not run here.
 from __future__ import annotations
 
 import ast
+import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -140,3 +143,18 @@ def test_a_mutant_that_no_longer_locates_is_a_bad_mutant(tmp_path, root, monkeyp
     monkeypatch.setattr(mutants, "ROOT", tmp_path)
     assert mutants.main(["--only", mutant.description, "--list"]) == 2
     assert "bad mutants" in capsys.readouterr().err
+
+
+def test_every_mutant_names_a_killer_that_pytest_collects(root):
+    """The committed killers (tests/data/mutant_killers.json) make a fresh clone's run as
+    quick as the next: each listed mutant has one, and each is a test pytest finds."""
+    killers = json.loads(mutants.KILLED_BY.read_text(encoding="utf-8"))
+    unrecorded = [
+        mutant.description for mutant in mutants.MUTANTS if mutants.key(mutant) not in killers
+    ]
+    assert not unrecorded, f"run python -m scripts.mutants --only ... for: {unrecorded}"
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    result = subprocess.run(
+        [*command, *sorted(set(killers.values()))], cwd=root, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
