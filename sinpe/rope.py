@@ -63,7 +63,7 @@ ROPE_LAYOUTS = ("interleaved", "concat")
 #: Other spellings accepted for a RoPE layout (``"half"``: Hugging Face's rotate_half).
 LAYOUT_ALIASES = {"half": "concat"}
 #: Context-extension rules understood by :func:`scaled_frequencies`.
-SCALING_METHODS = ("interpolation", "ntk", "yarn")
+SCALING_METHODS = ("interpolation", "ntk", "yarn", "llama3")
 #: YaRN's ramps (:func:`scaled_frequencies`): the released code's, and the paper's.
 YARN_RAMPS = ("released", "paper")
 
@@ -120,7 +120,7 @@ def scaled_frequencies(
         Head width; positive and even.
     factor : float
         The scale ``s >= 1``: new context length / trained context length.
-    method : {"interpolation", "ntk", "yarn"}
+    method : {"interpolation", "ntk", "yarn", "llama3"}
         ``"interpolation"`` (Position Interpolation, Chen et al. 2023): every
         frequency divided by ``s``. ``"ntk"`` (NTK-aware scaling, bloc97 2023): the
         base becomes ``base * s ** (d / (d - 2))``, so the fastest pair keeps its
@@ -128,11 +128,12 @@ def scaled_frequencies(
         et al. 2024, section 3.2): pairs turning more than ``beta`` times within
         ``original_length`` keep their frequency, pairs turning less than ``alpha``
         times are divided by ``s``, a linear ramp blends the two in between; YaRN also
-        scales the logits (:func:`yarn_temperature`).
+        scales the logits (:func:`yarn_temperature`). ``"llama3"`` (Llama 3.1's banded
+        rule): :func:`llama3_frequencies` with Llama 3.1's factors 1 and 4.
     base : float, optional
         The constant of the frequencies.
     original_length : int, optional
-        The trained context length (YaRN only; 2048 for Llama).
+        The trained context length (``"yarn"`` and ``"llama3"`` only; 2048 for Llama 1).
     alpha, beta : float, optional
         YaRN's ramp bounds in turns within ``original_length`` (the released code's
         ``beta_slow`` and ``beta_fast``).
@@ -180,6 +181,8 @@ def scaled_frequencies(
         )
     if method == "interpolation":
         return frequencies(d_model, base=base) / factor
+    if method == "llama3":
+        return llama3_frequencies(d_model, factor, base=base, original_length=original_length)
     if method == "ntk":
         if d_model == 2:
             return frequencies(d_model, base=base)  # one pair, frequency 1: nothing to stretch

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sinpe.lab import context, nn
-from sinpe.rope import apply_rope, scaled_frequencies, yarn_temperature
+from sinpe.rope import SCALING_METHODS, apply_rope, scaled_frequencies, yarn_temperature
 
 
 def _rope_model():
@@ -35,7 +35,7 @@ def test_interpolation_is_rope_at_divided_positions(factor):
         np.testing.assert_allclose(attention.cache.q, expected, rtol=1e-12, atol=1e-13)
 
 
-@pytest.mark.parametrize("method", ["interpolation", "ntk", "yarn"])
+@pytest.mark.parametrize("method", SCALING_METHODS)
 def test_extend_context_sets_the_scaled_frequencies_on_a_copy(method):
     model = _rope_model()
     tokens = np.array([[1, 2, 3, 4]])

@@ -248,6 +248,42 @@ def test_llama3_frequencies_is_transformers_rule(dim, base, factor, original):
     np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
 
 
+@pytest.mark.parametrize(
+    ("dim", "factor", "original", "base"),
+    [(8, 4.0, 16, None), (8, 2.0, 16, None), (64, 8.0, 2048, None), (128, 8.0, 8192, 500000.0)],
+)
+def test_scaled_frequencies_llama3_is_llama3_frequencies(dim, factor, original, base):
+    """method="llama3" is Llama 3.1's rule (factors 1 and 4) from scaled_frequencies' base."""
+    given = {} if base is None else {"base": base}
+    got = rope.scaled_frequencies(dim, factor, method="llama3", original_length=original, **given)
+    expected = rope.llama3_frequencies(dim, factor, base=base or 10000.0, original_length=original)
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match="YaRN"):
+        rope.scaled_frequencies(dim, factor, method="llama3", ramp="paper")
+
+
+@pytest.mark.parametrize("factor", [2.0, 4.0])
+def test_scaled_frequencies_llama3_bands_in_closed_form(factor):
+    """theta_i = 10 ** -i at d = 8; wavelengths 2 pi 10 ** i against L / 4 and L.
+
+    L = 16: pair 0 (wavelength 2 pi, between 4 and 16) blends with weight
+    b = (16 / (2 pi) - 1) / 3; pairs 1-3 (wavelengths above 16) are divided by s. At
+    s = 4 pair 0 is 1/4 + 3b/4 = 2/pi. L = 1024: pairs 0 and 1 (below 256) are kept,
+    pair 2 (200 pi, between 256 and 1024) blends, pair 3 (2000 pi) is divided by s.
+    """
+    s = factor
+    toy = rope.scaled_frequencies(8, s, method="llama3", original_length=16)
+    b = (8 / math.pi - 1) / 3
+    golden = [1 / s + b * (1 - 1 / s), 0.1 / s, 0.01 / s, 0.001 / s]
+    np.testing.assert_allclose(toy, golden, rtol=1e-13, atol=0)
+    if s == 4.0:
+        assert toy[0] == pytest.approx(2 / math.pi, rel=1e-13)
+    wide = rope.scaled_frequencies(8, s, method="llama3", original_length=1024)
+    b = (1024 / (200 * math.pi) - 1) / 3
+    golden = [1.0, 0.1, 0.01 * (1 / s + b * (1 - 1 / s)), 0.001 / s]
+    np.testing.assert_allclose(wide, golden, rtol=1e-13, atol=0)
+
+
 @pytest.mark.parametrize("method", ["unknown", "YaRN", "ntk-aware", ""])
 def test_an_unknown_scaling_method_is_refused_with_the_known_ones(method):
     """A misspelled or made-up method is an error naming the methods, never a fall-through."""

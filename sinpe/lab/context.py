@@ -42,8 +42,8 @@ def extend_context(
     ----------
     model : sinpe.lab.nn.TokenModel
         A model with ``encoding="rope"``.
-    method : {"interpolation", "ntk", "yarn"}
-        Position Interpolation, NTK-aware base scaling, or YaRN.
+    method : {"interpolation", "ntk", "yarn", "llama3"}
+        Position Interpolation, NTK-aware base scaling, YaRN, or Llama 3.1's bands.
     factor : float
         The scale ``s >= 1``: new context / ``original_length``.
     original_length : int
