@@ -364,6 +364,20 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "rope.py",
+        "scaled_frequencies",
+        "llama3_frequencies(d_model, factor, base=base, original_length=original_length)",
+        "llama3_frequencies(d_model, factor, original_length=original_length)",
+        "scaled_frequencies: Llama 3.1's rule from its own base 500000, not base",
+    ),
+    M(
+        "rope.py",
+        "scaled_frequencies",
+        "llama3_frequencies(d_model, factor, base=base, original_length=original_length)",
+        "llama3_frequencies(d_model, factor, base=base)",
+        "scaled_frequencies: Llama 3.1's bands set by its 8192 tokens, not original_length",
+    ),
+    M(
+        "rope.py",
         "",
         "Real(1.0, hint='e.g. 8.0 (how many times longer the context is)')",
         "Real(1.0, closed='right', hint='e.g. 8.0 (how many times longer the context is)')",
