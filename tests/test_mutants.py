@@ -7,6 +7,7 @@ bad mutant (exit status 2), never a silent kill. The mutants are not run here.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 
 import pytest
@@ -140,3 +141,22 @@ def test_a_mutant_that_no_longer_locates_is_a_bad_mutant(tmp_path, root, monkeyp
     monkeypatch.setattr(mutants, "ROOT", tmp_path)
     assert mutants.main(["--only", mutant.description, "--list"]) == 2
     assert "bad mutants" in capsys.readouterr().err
+
+
+def test_every_mutmut_survivor_has_a_verdict(root):
+    # tests/mutmut_triage.md: one row per survivor of the scheduled mutmut run (issue 38)
+    text = (root / "tests" / "mutmut_triage.md").read_text()
+    rows = [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
+    verdicts = {}
+    for row in rows:
+        number, diff, verdict, why = (cell.strip() for cell in row.strip("|").split(" | "))
+        assert "→" in diff and verdict in {"test added", "equivalent", "accepted"} and why, row
+        verdicts[int(number)] = verdict
+    assert len(verdicts) == len(rows)
+    count, names = re.search(r"The (\d+) survivors of the second run are (.+)\.", text).groups()
+    left = [int(name) for name in re.findall(r"\d+", names)]
+    assert len(left) == int(count) and re.search(rf"\| with them [^\n]*\| {count} \| 0 \|", text)
+    assert all(verdicts[number] != "test added" for number in left)
+    workflow = (root / ".github" / "workflows" / "scheduled.yml").read_text()
+    version = re.search(r"mutmut==([\d.]+)", workflow).group(1)
+    assert f"mutmut {version}," in text  # a new pin means a new run and a new triage
