@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import golden
 import numpy as np
@@ -198,3 +199,59 @@ def test_add_positional_encoding_scales_then_adds():
 def test_precomputed_table_rows_equal_direct_evaluation():
     table = sinpe.positional_encoding(np.arange(512), 64)
     np.testing.assert_array_equal(table[300], sinpe.positional_encoding(300, 64))
+
+
+# Survivors of the mutmut breadth run over sinpe/core.py (tests/mutmut_triage.md). The
+# public functions are decorated, and mutmut 3.3.1 does not mutate decorated functions, so
+# its mutants are those of the undecorated `_nearest_power` and `_rational_powers`; these
+# pin the kernel `_nearest_power` directly.
+# Golden values are exact integer arithmetic: an odd integer of 54 bits lies halfway
+# between two float64s, and int -> float conversion rounds that tie to even.
+
+
+@pytest.mark.parametrize(("root", "power"), [(208069, 3), (94906297, 2)])
+def test_integer_power_ties_round_to_even_exactly(root, power):
+    from sinpe.core import _nearest_power
+
+    exact = root**power
+    assert exact % 2 == 1 and 2**53 < exact < 2**54  # a tie between two float64s
+    assert float(root) ** float(power) != float(exact)  # the libm power misrounds it
+    assert _nearest_power(float(root), power, 1) == float(exact)
+
+
+@pytest.mark.parametrize(
+    ("base", "printed"),
+    [(208065.0**2, "43291044225.0"), (208065.0**2 / 2**36, "0.6299676057096804")],
+    ids=["above-1", "below-1"],
+)
+def test_an_exact_tie_of_a_fractional_power_gives_up(base, printed):
+    # base ** (3/2) = 208065**3 (times 2**-54 in the second case: a value below 1, so
+    # the slack's 2 |int(exponent)| term is 0): an odd integer of 54 bits, an exact tie.
+    # No precision places it strictly inside one rounding interval, so the doubling must
+    # stop (past 4000 digits) and raise.
+    from sinpe.core import _nearest_power
+
+    assert 2**53 < 208065**3 < 2**54 and 208065**3 % 2 == 1
+    with pytest.raises(ArithmeticError, match=re.escape(f"cannot round {printed} ** (3/2)")):
+        _nearest_power(base, 3, 2)
+
+
+def test_fractional_powers_overflow_to_inf_and_underflow_to_zero():
+    from sinpe.core import _nearest_power
+
+    assert _nearest_power(1e300, 3, 2) == math.inf  # 1e450
+    assert _nearest_power(1e-300, 3, 2) == 0.0  # 1e-450
+
+
+def test_powers_ignore_the_callers_and_the_default_decimal_context(monkeypatch):
+    import decimal
+
+    from sinpe.core import _nearest_power
+
+    # new contexts (threads, Context() fields left None) copy decimal.DefaultContext
+    monkeypatch.setattr(decimal.DefaultContext, "prec", 3)
+    monkeypatch.setitem(decimal.DefaultContext.traps, decimal.Inexact, True)
+    with decimal.localcontext(prec=3, rounding=decimal.ROUND_FLOOR) as context:
+        context.traps[decimal.Inexact] = True
+        assert _nearest_power(2.0, 1, 2) == math.sqrt(2.0)  # IEEE sqrt is correctly rounded
+        assert _nearest_power(10000.0, -1, 4) == 0.1

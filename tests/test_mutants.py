@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -158,3 +159,22 @@ def test_every_mutant_names_a_killer_that_pytest_collects(root):
         [*command, *sorted(set(killers.values()))], cwd=root, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout[-2000:]
+
+
+def test_every_mutmut_survivor_has_a_verdict(root):
+    # tests/mutmut_triage.md: one row per survivor of the scheduled mutmut run (issue 38)
+    text = (root / "tests" / "mutmut_triage.md").read_text()
+    rows = [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
+    verdicts = {}
+    for row in rows:
+        number, diff, verdict, why = (cell.strip() for cell in row.strip("|").split(" | "))
+        assert "→" in diff and verdict in {"test added", "equivalent", "accepted"} and why, row
+        verdicts[int(number)] = verdict
+    assert len(verdicts) == len(rows)
+    count, names = re.search(r"The (\d+) survivors of the second run are (.+)\.", text).groups()
+    left = [int(name) for name in re.findall(r"\d+", names)]
+    assert len(left) == int(count) and re.search(rf"\| with them [^\n]*\| {count} \| 0 \|", text)
+    assert all(verdicts[number] != "test added" for number in left)
+    workflow = (root / ".github" / "workflows" / "scheduled.yml").read_text()
+    version = re.search(r"mutmut==([\d.]+)", workflow).group(1)
+    assert f"mutmut {version}," in text  # a new pin means a new run and a new triage
