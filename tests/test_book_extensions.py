@@ -278,9 +278,7 @@ def test_hidden_cells_run_unshown_and_slow_cells_get_the_note(live_cells):
     assert [cell["runnable"] for cell in found] == [True, True, True, False, False, False]
     assert found[1]["source"] == "import numpy as np\nprint(1)"
     assert live_cells.NOTE in live_cells.buttons(4, runnable=False)
-    controls = live_cells.buttons(2, runnable=True)
-    for name in ("Run", "Edit", "Reset"):
-        assert f'aria-label="{name} cell 2"' in controls and f">{name}</button>" in controls
+    assert live_cells.buttons(2, runnable=True) == '<div class="sinpe-live" data-cell="2"></div>'
 
 
 def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, root):

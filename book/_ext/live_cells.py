@@ -2,18 +2,19 @@
 
 On the web pages of the chapters that ``live_chapters`` (``_config.yml``, the one list)
 names, each code cell whose source the page shows gets three buttons under its code:
-Run, Edit and Reset (``static/live.js``). The first Run starts Pyodide in a web worker
-(``static/live-worker.js``), from files the site serves itself (``_static/live/``:
-``python -m scripts.live_assets``, called at the end of the build), runs once, in
-order, every earlier cell of the page (the cells the page hides, that compute and set
-up, and the shown ones), then the cell; its text output, its error's message line or
-its figures replace the stored output, and Reset puts the stored output back.
+Run, Edit and Reset (``static/live.js`` makes them where this extension marks). The
+first Run starts Pyodide in a web worker (``static/live-worker.js``), from files the
+site serves itself (``_static/live/``: ``python -m scripts.live_assets``, called at the
+end of the build), runs once, in order, every earlier cell of the page (the cells the
+page hides, that compute and set up, and the shown ones), then the cell; its text
+output, its error's message line or its figures replace the stored output, and Reset
+puts the stored output back.
 
 A cell that cannot run in a page within seconds (:data:`NOT_IN_PAGE`: training loops,
 subprocesses, threads, PyTorch) gets a one-line note instead of Run.
 
 The cells' sources are written to ``_static/live/pages/<page>.json``, fetched on the
-first Run or Edit, so a page that is only read weighs a few hundred bytes more per cell.
+first Run or Edit, so a page that is only read weighs some 40 bytes more per cell.
 Everything is HTML only: added when the doctree is resolved for an HTML builder, so the
 PDF and the reader's editions never see it.
 """
@@ -74,18 +75,12 @@ def cells(notebook: dict) -> list[dict]:
 
 
 def buttons(index: int, runnable: bool) -> str:
-    """The controls under a shown cell's code."""
+    """The place of the controls under a shown cell's code: the page's script puts the
+    Run, Edit and Reset buttons in it (a page without scripts shows no dead buttons);
+    a cell that cannot run gets the note instead."""
     if not runnable:
         return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
-    return (
-        f'<div class="sinpe-live" data-cell="{index}">'
-        + "".join(
-            f'<button type="button" class="sinpe-live-{name.lower()}" '
-            f'aria-label="{name} cell {index}"{disabled}>{name}</button>'
-            for name, disabled in (("Run", ""), ("Edit", ""), ("Reset", " disabled"))
-        )
-        + '<span class="sinpe-live-status" role="status" aria-live="polite"></span></div>'
-    )
+    return f'<div class="sinpe-live" data-cell="{index}"></div>'
 
 
 def _notebook(app, docname: str) -> dict | None:

@@ -1,10 +1,10 @@
 /* Live cells of the sinpe book: a chapter's code run in the page, by Pyodide in a worker.
 
-   book/_ext/live_cells.py puts <div class="sinpe-live" data-cell=N> (Run, Edit, Reset
-   and a status line) under each shown code cell. Nothing heavy loads until the first
-   Run or Edit: then the page's cells (_static/live/pages/<page>.json) and, on Run, the
-   worker (live-worker.js), which loads Pyodide and the wheels of _static/live/
-   (manifest.json), all from this site. Each Run first runs, once and in order, every
+   book/_ext/live_cells.py puts <div class="sinpe-live" data-cell=N> under each shown
+   code cell; this script puts Run, Edit, Reset and a status line in it. Nothing heavy
+   loads until the first Run or Edit: then the page's cells (_static/live/pages/
+   <page>.json) and, on Run, the worker (live-worker.js), which loads Pyodide and the
+   wheels of _static/live/ (manifest.json), all from this site. Each Run first runs, once and in order, every
    earlier cell of the page not yet run (hidden set-up cells included), silently. */
 (function () {
   "use strict";
@@ -189,9 +189,30 @@
     controls.querySelector(".sinpe-live-reset").disabled = true;
   }
 
+  /** Run, Edit and Reset (named for their cell: "Run cell 6") and the status line. */
+  function makeControls(controls) {
+    for (const name of ["Run", "Edit", "Reset"]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "sinpe-live-" + name.toLowerCase();
+      button.textContent = name;
+      button.setAttribute("aria-label", name + " cell " + controls.dataset.cell);
+      button.disabled = name === "Reset";
+      controls.appendChild(button);
+    }
+    const status = document.createElement("span");
+    status.className = "sinpe-live-status";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+    controls.appendChild(status);
+  }
+
   function wire() {
     document.querySelectorAll("div.sinpe-live[data-cell]").forEach((controls) => {
+      if (controls.dataset.wired !== undefined) return; // the script met twice
+      controls.dataset.wired = "";
       const cell = controls.closest(".cell");
+      makeControls(controls);
       controls.querySelector(".sinpe-live-run").addEventListener("click", () => run(cell, controls));
       controls.querySelector(".sinpe-live-edit").addEventListener("click", () => edit(cell, controls));
       controls.querySelector(".sinpe-live-reset").addEventListener("click", () => reset(cell, controls));
