@@ -8,6 +8,7 @@ tests/test_page_weight.py and tests/test_pdf.py.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 
 import pytest
@@ -293,3 +294,32 @@ def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, ro
         notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
         shown = [cell for cell in live_cells.cells(notebook) if cell["shown"]]
         assert shown and all(cell["runnable"] for cell in shown), chapter
+
+
+def test_only_an_html_build_gets_live_cells(live_cells, tmp_path):
+    from types import SimpleNamespace
+
+    notebook = {"cells": [_code("print(1)")]}
+    (tmp_path / "ch.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+
+    def doctree():
+        tree = nodes.section()
+        cell = nodes.container(nb_element="cell_code", cell_index=0)
+        cell += nodes.container(nb_element="cell_code_source")
+        tree += cell
+        return tree
+
+    def app(builder_format):
+        return SimpleNamespace(
+            builder=SimpleNamespace(format=builder_format),
+            config=SimpleNamespace(live_chapters=["book/ch"]),
+            env=SimpleNamespace(doc2path=lambda docname: tmp_path / "ch.ipynb"),
+        )
+
+    for builder_format, markers in (("latex", 0), ("text", 0), ("html", 1)):
+        tree = doctree()
+        live_cells.add_buttons(app(builder_format), tree, "book/ch")
+        raw = [node for node in tree.findall(nodes.raw) if "sinpe-live" in node.astext()]
+        assert len(raw) == markers, builder_format
+    live_cells.add_buttons(app("html"), tree := doctree(), "book/other")
+    assert not list(tree.findall(nodes.raw))

@@ -1,11 +1,12 @@
 """Live cells on the built book, in headless Chromium (issue 41): `make browser`.
 
-On chapter 1 as a reader uses it: every shown cell that runs in the page is Run, in
-order, and prints what the book stored for it (the text exactly; a figure cell shows a
-figure); a cell edited to an odd width shows sinpe's own ValueError message, not a
-traceback; Reset brings the stored output back; and nothing is fetched from anywhere
-but the site itself. The seconds of the first Run (Pyodide's start included) and of a
-later one are printed, not asserted.
+On each chapter that ``live_chapters`` names (chapter 1 first), as a reader uses it:
+every shown cell that runs in the page is Run, in order, and prints what the book
+stored for it (the text exactly; a figure cell shows a figure); a cell edited to an odd
+width shows sinpe's own ValueError message, not a traceback; Reset brings the stored
+output back; and nothing is fetched from anywhere but the site itself. The seconds of
+the first Run (Pyodide's start included) and of the later ones are printed, not
+asserted.
 """
 
 from __future__ import annotations
@@ -18,16 +19,24 @@ import site_check
 
 pytestmark = pytest.mark.browser
 
-CHAPTER = "book/ch01_definition"
+
+def live_chapters() -> list[str]:
+    """The chapters with live cells, as _config.yml names them (the one list)."""
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "_config.yml").read_text())
+    return config["sphinx"]["config"]["live_chapters"]
+
+
 ODD = "sinpe.positional_encoding(np.arange(4), 7)"
 #: Pyodide's start and chapter 1's cells, run one after another, on 2 shared cores.
 RUN_TIMEOUT_MS = 300_000
 
 
-def stored(root: Path) -> dict[int, dict]:
+def stored(root: Path, chapter: str) -> dict[int, dict]:
     """What the twin stored for each code cell: its text (stdout, last value) and
     whether it drew a figure."""
-    notebook = json.loads((root / f"{CHAPTER}.ipynb").read_text(encoding="utf-8"))
+    notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
     found = {}
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
@@ -44,9 +53,10 @@ def stored(root: Path) -> dict[int, dict]:
     return found
 
 
-def test_chapter_one_runs_edits_and_resets_in_the_page(root, site, chromium, base):
-    page_json = json.loads((site / "_static/live/pages/ch01_definition.json").read_text())
-    expected = stored(root)
+@pytest.mark.parametrize("chapter", live_chapters())
+def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, base, chapter):
+    page_json = json.loads((site / f"_static/live/pages/{Path(chapter).name}.json").read_text())
+    expected = stored(root, chapter)
     runnable = [cell["index"] for cell in page_json["cells"] if cell["shown"] and cell["runnable"]]
     assert len(runnable) >= 10
 
@@ -59,7 +69,7 @@ def test_chapter_one_runs_edits_and_resets_in_the_page(root, site, chromium, bas
         page.on("console", lambda m: m.text.startswith("live cells:") and warnings.append(m.text))
         found, seconds = {}, {}
         try:
-            await page.goto(base + CHAPTER + ".html", wait_until="load")
+            await page.goto(base + chapter + ".html", wait_until="load")
             for index in runnable:
                 controls = page.locator(f'div.sinpe-live[data-cell="{index}"]')
                 if not await controls.is_visible():  # a solution's cell: open the solution
