@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -138,7 +139,8 @@ def build_assets(app, exception) -> None:
     except live_assets.AssetError as error:
         raise RuntimeError(f"live cells: {error}") from error
     pages = target / "pages"
-    pages.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(pages, ignore_errors=True)  # a chapter no longer live leaves no file
+    pages.mkdir(parents=True)
     for docname in app.config.live_chapters:
         notebook = _notebook(app, docname)
         if notebook is None:
