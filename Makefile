@@ -117,7 +117,7 @@ book-strict: $(STAMP)
 # And what a chapter weighs as a reader opens it, cold (tests/test_page_weight.py).
 browser: $(STAMP)
 	test -d _build/html || $(JB)
-	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py tests/test_page_weight.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m browser tests/test_site.py tests/test_page_weight.py tests/test_live.py
 
 # A throwaway chapter added on a copy of the tree as a contributor adds one (its twin,
 # the book, its reader's edition): the chapter-list checks pass and exactly its files

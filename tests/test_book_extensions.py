@@ -8,6 +8,7 @@ tests/test_page_weight.py and tests/test_pdf.py.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 
 import pytest
@@ -246,3 +247,79 @@ def test_the_intro_opens_with_a_figure_and_a_question(root):
         (i for i in (opening.find("$"), opening.find("{math}")) if i >= 0), default=len(opening)
     )
     assert question.start() < first_formula
+
+
+# --- book/_ext/live_cells.py: the cells a chapter's page runs (issue 41) -----------------
+
+
+@pytest.fixture(scope="module")
+def live_cells(root):
+    return _extension(root, "live_cells")
+
+
+def _code(source, tags=()):
+    return {"cell_type": "code", "source": source, "metadata": {"tags": list(tags)}}
+
+
+def test_hidden_cells_run_unshown_and_slow_cells_get_the_note(live_cells):
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "source": "text", "metadata": {}},
+            _code("from sinpe.claims import glue", ["remove-cell"]),
+            _code(["import numpy as np\n", "print(1)"]),
+            _code("x = 1", ["hide-input"]),
+            _code("import torch\ntorch.zeros(3)"),
+            _code("import subprocess"),
+            _code("model = training.train_model(task)"),
+        ]
+    }
+    found = live_cells.cells(notebook)
+    assert [cell["index"] for cell in found] == [1, 2, 3, 4, 5, 6]
+    assert [cell["shown"] for cell in found] == [False, True, False, True, True, True]
+    assert [cell["runnable"] for cell in found] == [True, True, True, False, False, False]
+    assert found[1]["source"] == "import numpy as np\nprint(1)"
+    assert live_cells.NOTE in live_cells.buttons(4, runnable=False)
+    assert live_cells.buttons(2, runnable=True) == '<div class="sinpe-live" data-cell="2"></div>'
+
+
+def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, root):
+    import json
+
+    import yaml
+
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    chapters = config["sphinx"]["config"]["live_chapters"]
+    assert "book/ch01_definition" in chapters
+    for chapter in chapters:
+        notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+        shown = [cell for cell in live_cells.cells(notebook) if cell["shown"]]
+        assert shown and all(cell["runnable"] for cell in shown), chapter
+
+
+def test_only_an_html_build_gets_live_cells(live_cells, tmp_path):
+    from types import SimpleNamespace
+
+    notebook = {"cells": [_code("print(1)")]}
+    (tmp_path / "ch.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+
+    def doctree():
+        tree = nodes.section()
+        cell = nodes.container(nb_element="cell_code", cell_index=0)
+        cell += nodes.container(nb_element="cell_code_source")
+        tree += cell
+        return tree
+
+    def app(builder_format):
+        return SimpleNamespace(
+            builder=SimpleNamespace(format=builder_format),
+            config=SimpleNamespace(live_chapters=["book/ch"]),
+            env=SimpleNamespace(doc2path=lambda docname: tmp_path / "ch.ipynb"),
+        )
+
+    for builder_format, markers in (("latex", 0), ("text", 0), ("html", 1)):
+        tree = doctree()
+        live_cells.add_buttons(app(builder_format), tree, "book/ch")
+        raw = [node for node in tree.findall(nodes.raw) if "sinpe-live" in node.astext()]
+        assert len(raw) == markers, builder_format
+    live_cells.add_buttons(app("html"), tree := doctree(), "book/other")
+    assert not list(tree.findall(nodes.raw))

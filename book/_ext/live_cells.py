@@ -1,0 +1,158 @@
+"""Sphinx extension: live cells, the chapters' code run in the reader's browser by Pyodide.
+
+On the web pages of the chapters that ``live_chapters`` (``_config.yml``, the one list)
+names, each code cell whose source the page shows gets three buttons under its code:
+Run, Edit and Reset (``static/live.js`` makes them where this extension marks). The
+first Run starts Pyodide in a web worker (``static/live-worker.js``), from files the
+site serves itself (``_static/live/``: ``python -m scripts.live_assets``, called at the
+end of the build), runs once, in order, every earlier cell of the page (the cells the
+page hides, that compute and set up, and the shown ones), then the cell; its text
+output, its error's message line or its figures replace the stored output, and Reset
+puts the stored output back.
+
+A cell that cannot run in a page within seconds (:data:`NOT_IN_PAGE`: training loops,
+subprocesses, threads, PyTorch) gets a one-line note instead of Run.
+
+The cells' sources are written to ``_static/live/pages/<page>.json``, fetched on the
+first Run or Edit, so a page that is only read weighs some 40 bytes more per cell.
+Everything is HTML only: added when the doctree is resolved for an HTML builder, so the
+PDF and the reader's editions never see it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from docutils import nodes
+
+#: Tags with which a page does not show a cell's source: such cells run hidden, first.
+HIDDEN_TAGS = (
+    "remove-cell",
+    "remove_cell",
+    "remove-input",
+    "remove_input",
+    "hide-input",
+    "hide-cell",
+)
+
+#: What a cell that cannot run in the page, within ~10 s, contains (a regular expression
+#: each, searched in its source).
+NOT_IN_PAGE = {
+    "PyTorch": r"\bimport torch\b|\bfrom torch\b",
+    "a subprocess": r"\bsubprocess\b",
+    "threads or processes": r"\bthreading\b|\bmultiprocessing\b|\bconcurrent\.futures\b",
+    "a training loop": r"\btraining\.train\w*\(|\bsinpe\.lab\.training\b",
+    "the network": r"\burllib\b|\brequests\.get\b",
+}
+
+#: The note a cell gets instead of Run.
+NOTE = "runs in Colab or the download"
+#: Where the runtime and the pages' cells go in the built site.
+LIVE = Path("_static") / "live"
+
+
+def cells(notebook: dict) -> list[dict]:
+    """The code cells of ``notebook`` as the page's script reads them, in order."""
+    found = []
+    for index, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+        tags = cell.get("metadata", {}).get("tags", [])
+        why = [reason for reason, pattern in NOT_IN_PAGE.items() if re.search(pattern, source)]
+        found.append(
+            {
+                "index": index,
+                "source": source,
+                "shown": not any(tag in HIDDEN_TAGS for tag in tags),
+                "runnable": not why,
+            }
+        )
+    return found
+
+
+def buttons(index: int, runnable: bool) -> str:
+    """The place of the controls under a shown cell's code: the page's script puts the
+    Run, Edit and Reset buttons in it (a page without scripts shows no dead buttons);
+    a cell that cannot run gets the note instead."""
+    if not runnable:
+        return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
+    return f'<div class="sinpe-live" data-cell="{index}"></div>'
+
+
+def _notebook(app, docname: str) -> dict | None:
+    path = Path(app.env.doc2path(docname))
+    if path.suffix != ".ipynb":
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def add_buttons(app, doctree, docname: str) -> None:
+    """On an HTML build of a live chapter, the buttons after each shown code cell."""
+    if app.builder.format != "html" or docname not in app.config.live_chapters:
+        return
+    notebook = _notebook(app, docname)
+    if notebook is None:
+        return
+    found = {cell["index"]: cell for cell in cells(notebook)}
+    for container in list(doctree.findall(nodes.container)):
+        if container.get("nb_element") != "cell_code":
+            continue
+        cell = found.get(container.get("cell_index"))
+        if cell is None or not cell["shown"]:
+            continue
+        sources = [
+            place
+            for place, child in enumerate(container.children, start=1)
+            if child.get("nb_element") == "cell_code_source"
+        ]
+        position = sources[0] if sources else 0
+        container.insert(
+            position, nodes.raw("", buttons(cell["index"], cell["runnable"]), format="html")
+        )
+        container["classes"].append("sinpe-live-cell")
+
+
+def add_script(app, pagename, templatename, context, doctree) -> None:
+    """The script and its style sheet, on the pages with live cells only."""
+    if 'class="sinpe-live' in context.get("body", ""):
+        app.add_js_file("live.js", defer="defer")
+        app.add_css_file("live.css")
+
+
+def build_assets(app, exception) -> None:
+    """The runtime (scripts/live_assets.py) and each live page's cells, into _static/live/."""
+    if exception is not None or app.builder.format != "html":
+        return
+    root = Path(app.confdir)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from scripts import live_assets
+
+    target = Path(app.outdir) / LIVE
+    try:
+        live_assets.build(target)
+    except live_assets.AssetError as error:
+        raise RuntimeError(f"live cells: {error}") from error
+    pages = target / "pages"
+    shutil.rmtree(pages, ignore_errors=True)  # a chapter no longer live leaves no file
+    pages.mkdir(parents=True)
+    for docname in app.config.live_chapters:
+        notebook = _notebook(app, docname)
+        if notebook is None:
+            raise RuntimeError(f"live_chapters names {docname}, which is not a notebook page")
+        (pages / (Path(docname).name + ".json")).write_text(
+            json.dumps({"cells": cells(notebook)}, separators=(",", ":")), encoding="utf-8"
+        )
+
+
+def setup(app):
+    app.add_config_value("live_chapters", [], "html")
+    app.connect("doctree-resolved", add_buttons)
+    app.connect("html-page-context", add_script, priority=400)
+    app.connect("build-finished", build_assets)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

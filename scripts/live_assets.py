@@ -1,0 +1,192 @@
+"""The files the book's live cells run on: Pyodide, its wheels and sinpe's, verified.
+
+``python -m scripts.live_assets build DEST`` writes into ``DEST`` (the book's build
+writes ``_build/html/_static/live/``, book/_ext/live_cells.py):
+
+* Pyodide's core (``pyodide.js``, its WebAssembly, the standard library, its
+  ``pyodide-lock.json``) from the npm tarball, checked against its sha512 integrity;
+* the wheels of the packages the chapters import and of everything they depend on, the
+  dependencies read from ``pyodide-lock.json`` (never listed by hand); the wheel files
+  are Pyodide's own builds, as carried by a wheel on PyPI (the carrier, checked against
+  its sha256; only the files under its ``folder`` are taken, none of its own code), and
+  each is checked against the sha256 that ``pyodide-lock.json`` gives it and that
+  ``book/_live/assets.json`` records with its licence;
+* sinpe's wheel, built from the work tree (``scripts.notebook_zips.build_wheel``);
+* ``manifest.json``: the wheel file names, in the order the worker loads them.
+
+Every pin is in one file, ``book/_live/assets.json``. Downloads are kept in
+``_build/live-cache/`` (inside the repository, never ``$HOME``). A file that does not
+match its pin stops the build with a message naming it and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import re
+import sys
+import tarfile
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PINS = ROOT / "book" / "_live" / "assets.json"
+CACHE = ROOT / "_build" / "live-cache"
+MANIFEST = "manifest.json"
+
+
+class AssetError(Exception):
+    """A download that failed or a file that does not match its pin."""
+
+
+def canonical(name: str) -> str:
+    """A package's name as pyodide-lock.json's dependencies may spell it, normalised."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_integrity(data: bytes, integrity: str, what: str) -> None:
+    """npm's ``sha512-<base64>`` integrity of ``data``."""
+    algorithm, _, expected = integrity.partition("-")
+    found = base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
+    if found != expected:
+        raise AssetError(f"{what}: its {algorithm} is {found}, the pin says {expected}")
+
+
+def fetch(url: str, cache: Path) -> bytes:
+    """The file at ``url``, downloaded once into ``cache``."""
+    target = cache / url.rsplit("/", 1)[-1]
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(url, timeout=120) as response:
+                data = response.read()
+        except OSError as error:
+            raise AssetError(
+                f"could not download {url} ({error}); fetch it by hand into {cache}/"
+            ) from error
+        target.write_bytes(data)
+    return target.read_bytes()
+
+
+def resolve(roots: list[str], lock: dict) -> list[str]:
+    """``roots`` and everything they depend on in ``lock``, dependencies first."""
+    packages = {canonical(name): entry for name, entry in lock["packages"].items()}
+    order: list[str] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        name = canonical(name)
+        if name in order or name in path:
+            return
+        if name not in packages:
+            raise AssetError(
+                f"{name} (needed by {' > '.join(path) or 'the pins'}) is not in pyodide-lock.json"
+            )
+        for dependency in packages[name]["depends"]:
+            visit(dependency, (*path, name))
+        order.append(name)
+
+    for root in roots:
+        visit(root, ())
+    return order
+
+
+def take_wheels(
+    names: list[str], lock: dict, pins: dict, carrier: zipfile.ZipFile, folder: str, dest: Path
+) -> list[str]:
+    """Copy the wheel of each of ``names`` out of the carrier into ``dest``, each checked
+    against pyodide-lock.json's sha256 and the pinned one; returns their file names."""
+    packages = {canonical(name): entry for name, entry in lock["packages"].items()}
+    recorded = {canonical(name): pin for name, pin in pins.items()}
+    written = []
+    for name in names:
+        entry = packages[name]
+        if name not in recorded:
+            raise AssetError(
+                f"{name} ({entry['file_name']}) is needed but book/_live/assets.json records "
+                'no licence and sha256 for it: add it under "wheels"'
+            )
+        try:
+            data = carrier.read(folder + entry["file_name"])
+        except KeyError:
+            raise AssetError(f"{entry['file_name']} is not in the carrier under {folder}") from None
+        found = sha256(data)
+        if found != entry["sha256"]:
+            raise AssetError(
+                f"{entry['file_name']}: sha256 {found} does not match pyodide-lock.json's "
+                f"{entry['sha256']}"
+            )
+        if found != recorded[name]["sha256"]:
+            raise AssetError(
+                f"{entry['file_name']}: sha256 {found} does not match book/_live/assets.json's "
+                f"{recorded[name]['sha256']}"
+            )
+        (dest / entry["file_name"]).write_bytes(data)
+        written.append(entry["file_name"])
+    return written
+
+
+def build(dest: Path, pins_path: Path = PINS, cache: Path = CACHE) -> dict:
+    """Write the live cells' files into ``dest``; returns the manifest."""
+    pins = json.loads(pins_path.read_text())
+    dest.mkdir(parents=True, exist_ok=True)
+    pyodide = pins["pyodide"]
+    tarball = fetch(pyodide["url"], cache)
+    check_integrity(tarball, pyodide["integrity"], pyodide["url"])
+    carrier_pin = pins["carrier"]
+    carrier_bytes = fetch(carrier_pin["url"], cache)
+    if sha256(carrier_bytes) != carrier_pin["sha256"]:
+        raise AssetError(
+            f"{carrier_pin['url']}: sha256 {sha256(carrier_bytes)}, "
+            f"the pin says {carrier_pin['sha256']}"
+        )
+    carrier_path = cache / carrier_pin["url"].rsplit("/", 1)[-1]
+    with tarfile.open(cache / pyodide["url"].rsplit("/", 1)[-1]) as archive:
+        for name in pyodide["core"]:
+            member = archive.extractfile(f"package/{name}")
+            if member is None:
+                raise AssetError(f"{name} is not in the Pyodide tarball")
+            (dest / name).write_bytes(member.read())
+    lock = json.loads((dest / "pyodide-lock.json").read_text())
+    names = resolve(pins["packages"], lock)
+    with zipfile.ZipFile(carrier_path) as carrier:
+        wheels = take_wheels(names, lock, pins["wheels"], carrier, carrier_pin["folder"], dest)
+    from scripts import notebook_zips
+
+    for old in dest.glob("sinpe-*.whl"):
+        old.unlink()
+    wheels.append(notebook_zips.build_wheel(dest).name)
+    manifest = {"pyodide": pyodide["version"], "wheels": wheels}
+    (dest / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.live_assets", description=__doc__.split("\n")[0]
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser("build", help="write the live cells' files into DEST")
+    command.add_argument("dest", type=Path)
+    arguments = parser.parse_args(argv)
+    try:
+        manifest = build(arguments.dest)
+    except AssetError as error:
+        print(f"live cells: {error}", file=sys.stderr)
+        return 1
+    size = sum(path.stat().st_size for path in arguments.dest.iterdir())
+    print(
+        f"{arguments.dest}: Pyodide {manifest['pyodide']}, "
+        f"{len(manifest['wheels'])} wheels, {size / 1e6:.1f} MB"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
