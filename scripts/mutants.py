@@ -2174,7 +2174,6 @@ def main(argv: list[str] | None = None) -> int:
     cache: dict[str, str] = {}
     if KILLED_BY.is_file() and not args.fresh:
         cache = json.loads(KILLED_BY.read_text(encoding="utf-8"))
-        cache = {name: test_function(killer) for name, killer in cache.items()}
     jobs = max(1, args.jobs)
     survivors = []
     started = time.perf_counter()
