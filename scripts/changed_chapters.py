@@ -14,6 +14,7 @@ affects every chapter. By hand::
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -48,13 +49,18 @@ def changed_files() -> set[str]:
 
 def reexports() -> dict[str, str]:
     """The names ``sinpe/__init__.py`` takes from its modules: ``{"table": "sinpe.core"}``."""
-    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
-    return {
-        alias.asname or alias.name: node.module
-        for node in tree.body
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sinpe.")
+    return dict(_reexports((PACKAGE / "__init__.py").read_text(encoding="utf-8")))
+
+
+@functools.cache
+def _reexports(text: str) -> tuple[tuple[str, str], ...]:
+    # Parsed once per text: every test file and chapter read asks again.
+    return tuple(
+        (alias.asname or alias.name, node.module)
+        for node in ast.parse(text).body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sinpe.")
         for alias in node.names
-    }
+    )
 
 
 def imported_modules(tree: ast.AST) -> set[str]:
@@ -109,9 +115,14 @@ def closure(modules: set[str]) -> set[str]:
         seen.add(name)
         parents = name.split(".")[:-1]  # importing sinpe.a.b runs sinpe's and sinpe.a's inits
         todo += [".".join(parents[:end]) for end in range(1, len(parents) + 1)]
-        tree = ast.parse(_module_path(name).read_text(encoding="utf-8"))
-        todo += sorted(imported_modules(tree) - seen)
+        todo += sorted(_imports_of(_module_path(name).read_text(encoding="utf-8")) - seen)
     return seen
+
+
+@functools.cache
+def _imports_of(source: str) -> frozenset[str]:
+    # Parsed once per text: every chapter's closure walks the same modules.
+    return frozenset(imported_modules(ast.parse(source)))
 
 
 def chapter_modules(path: Path) -> set[str]:

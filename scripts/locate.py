@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -307,7 +308,7 @@ def unbound(replacement: list[ast.stmt], scope: Scope, tree: ast.Module, renamed
 
 def apply(source: str, mutant: Mutant) -> str:
     """``source`` (the text of ``mutant.file``) with the mutant applied."""
-    tree = ast.parse(source)
+    tree = _parsed(source)
     match = locate(tree, mutant)
     scope = scope_node(tree, mutant.scope)
     kind, _, after = parse_pair(mutant.original, mutant.mutated)
@@ -321,9 +322,8 @@ def apply(source: str, mutant: Mutant) -> str:
         )
     raw = source.encode("utf-8")
     lines = offsets(raw)
-    # The tree the mutated file must parse to, built by substitution.
-    expected = ast.parse(source)
-    target_scope = scope_node(expected, mutant.scope)
+    # The tree the mutated scope must parse to, built by substitution on a copy.
+    target_scope = copy.deepcopy(scope)
     if kind == "expr":
         texts = [ast.unparse(after[0].value)]  # type: ignore[attr-defined]
         texts.append(f"({texts[0]})")
@@ -356,7 +356,7 @@ def apply(source: str, mutant: Mutant) -> str:
             pass
     # Fallback: the scope re-written from its tree (formatting inside the scope lost).
     if isinstance(target_scope, ast.Module):
-        return ast.unparse(expected) + "\n"
+        return ast.unparse(target_scope) + "\n"
     first_line = min([target_scope.lineno, *(d.lineno for d in target_scope.decorator_list)])
     start = lines[first_line - 1]
     end = lines[target_scope.end_lineno - 1] + target_scope.end_col_offset  # type: ignore[operator]
@@ -366,6 +366,12 @@ def apply(source: str, mutant: Mutant) -> str:
     if ast.dump(scope_node(ast.parse(candidate), mutant.scope)) != wanted:
         raise BadMutant(f"{mutant.file}:{mutant.scope}: the mutation does not apply cleanly")
     return candidate
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(source: str) -> ast.Module:
+    # A file's tree, parsed once for all its mutants; only read, never changed.
+    return ast.parse(source)
 
 
 def _replace_node(root: ast.AST, old: ast.AST, new: ast.AST) -> None:

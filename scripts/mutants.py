@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import queue
@@ -72,8 +73,14 @@ def modules_used(text: str) -> set[str]:
     """The ``sinpe`` modules (``"rope"``, ``"_validation"``) a test file uses: imports
     it, reaches it as ``sinpe.<module>`` or uses a name the package re-exports from it
     (``scripts/changed_chapters.py`` reads the chapters the same way)."""
+    return set(_modules_used(text))
+
+
+@functools.cache
+def _modules_used(text: str) -> frozenset[str]:
+    # Parsed once per text: test_files asks of every test file for every module.
     found = imported_modules(ast.parse(text))
-    return {name.removeprefix("sinpe.") for name in found if name != "sinpe"}
+    return frozenset(name.removeprefix("sinpe.") for name in found if name != "sinpe")
 
 
 def test_files(module: str) -> list[str]:
@@ -2032,9 +2039,10 @@ def check_mutants(
                 source = path.read_text(encoding="utf-8")
                 trees[mutant.file] = source, ast.parse(source)
             source, tree = trees[mutant.file]
-            locate(tree, mutant)
             if applied:
-                apply(source, mutant)
+                apply(source, mutant)  # which locates it first
+            else:
+                locate(tree, mutant)
         except (BadMutant, OSError, SyntaxError) as error:
             problems.append(f"#{number} {mutant.description}: {error}")
     return problems

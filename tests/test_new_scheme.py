@@ -72,6 +72,7 @@ API_ENTRY = """
 ```
 """
 
+#: What every check on the copy starts with: its imports and a loader of test files.
 CHECK = """\
 import importlib.util
 import sys
@@ -91,6 +92,10 @@ def load(path, name):
     return module
 
 
+"""
+
+#: What the new scheme's two files make work, each part printing its name.
+WORKS = """\
 # Selectable, and attention adds its bias: the scores differ from those of the same
 # weights without a scheme by exactly distance_bias.
 assert "throwaway" in nn.ENCODINGS and "throwaway" in nn.ATTENTION_ENCODINGS
@@ -132,8 +137,10 @@ assert [mutant.description for _, mutant in chosen] == ["distance_bias: sign"], 
 assert mutants.check_mutants(chosen) == []
 assert mutants.test_files("throwaway.py")[0] == "tests/test_throwaway.py"
 print("mutated")
+"""
 
-# Documented: the reference check names what the API pages lack.
+#: What the documentation lacks: the reference check names it.
+DOCUMENTED = """\
 api = load(Path("tests/test_api_reference.py"), "test_api_reference")
 pages = [path.read_text(encoding="utf-8") for path in sorted(Path("book/api").glob("*.md"))]
 pairs = [pair for text in pages for pair in api.directives(text)]
@@ -148,9 +155,9 @@ def _copy(root, target):
     return target
 
 
-def _check(copy):
+def _check(copy, *parts):
     result = subprocess.run(
-        [sys.executable, "-c", CHECK],
+        [sys.executable, "-c", "\n".join([CHECK, *parts])],
         cwd=copy,
         env=dict(
             os.environ,
@@ -199,7 +206,7 @@ def test_a_new_scheme_is_selectable_swept_mutated_and_documented(root, tmp_path)
     )
     assert _discovery(copy)[0] == 0
     # Two files: everything but the documentation works, which the check reports.
-    assert _check(copy) == [
+    assert _check(copy, WORKS, DOCUMENTED) == [
         "selectable",
         "swept",
         "mutated",
@@ -208,7 +215,7 @@ def test_a_new_scheme_is_selectable_swept_mutated_and_documented(root, tmp_path)
     # The third file, its API page (here an entry on an existing page): nothing missing.
     page = copy / "book" / "api" / "models.md"
     page.write_text(page.read_text(encoding="utf-8") + API_ENTRY, encoding="utf-8")
-    assert _check(copy)[-1] == "missing: []"
+    assert _check(copy, DOCUMENTED) == ["missing: []"]
 
 
 def test_the_throwaway_files_are_all_that_changed(root):
