@@ -72,6 +72,8 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
         found, seconds = {}, {}
         try:
             await page.goto(base + chapter + ".html", wait_until="load")
+            await page.locator("button.sinpe-live-run").first.wait_for(state="attached")
+            before_run = list(requests)  # the page as read: its loader made the buttons
             for index in runnable:
                 controls = page.locator(f'div.sinpe-live[data-cell="{index}"]')
                 if not await controls.is_visible():  # a solution's cell: open the solution
@@ -125,6 +127,7 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
             stored_html,
             reset_html,
             still_editing,
+            before_run,
             requests,
             errors,
             warnings,
@@ -137,6 +140,7 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
         stored_html,
         reset_html,
         still_editing,
+        before_run,
         requests,
         errors,
         warnings,
@@ -157,5 +161,9 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
     assert odd_error[0].startswith("ValueError: ") and "Traceback" not in odd_error[0]
     assert "d_model" in odd_error[0] and "even" in odd_error[0], odd_error[0]
     assert reset_html == stored_html and still_editing == 0
+    # Until the first Run the page fetches nothing of the live cells (its loader is
+    # inline); the Run fetches the rest of the script, then Pyodide.
+    assert [url for url in before_run if "/_static/live" in url] == []
+    assert base + "_static/live.js" in requests
     outside = [url for url in requests if not url.startswith(base) and not url.startswith("data:")]
     assert outside == []
