@@ -11,6 +11,11 @@ writes ``_build/html/_static/live/``, book/_ext/live_cells.py):
   its sha256; only the files under its ``folder`` are taken, none of its own code), and
   each is checked against the sha256 that ``pyodide-lock.json`` gives it and that
   ``book/_live/assets.json`` records with its licence;
+* a pure-Python wheel that the carrier does not hold (SymPy and mpmath) is taken from the
+  ``url`` its pin gives (PyPI), and checked against the pinned sha256 and against the
+  lock's file name and version (its METADATA's too). Not against the lock's sha256: for
+  such packages Pyodide ships a rebuild without the tests (``unvendored_tests``), whose
+  bytes differ from the wheel on PyPI;
 * sinpe's wheel, built from the work tree (``scripts.notebook_zips.build_wheel``);
 * ``manifest.json``: the wheel file names, in the order the worker loads them.
 
@@ -23,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import base64
+import email.parser
 import hashlib
+import io
 import json
 import re
 import sys
@@ -97,11 +104,52 @@ def resolve(roots: list[str], lock: dict) -> list[str]:
     return order
 
 
+def _wheel_version(data: bytes, file_name: str) -> tuple[str, str]:
+    """The (canonical name, version) that a wheel's ``*.dist-info/METADATA`` declares."""
+    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+        metadata = [name for name in wheel.namelist() if name.endswith(".dist-info/METADATA")]
+        if len(metadata) != 1:
+            raise AssetError(f"{file_name}: no single .dist-info/METADATA in it")
+        text = wheel.read(metadata[0]).decode("utf-8", "replace")
+    fields = email.parser.HeaderParser().parsestr(text)
+    return canonical(fields.get("Name", "")), fields.get("Version", "")
+
+
+def _from_pypi(name: str, entry: dict, pin: dict, cache: Path) -> bytes:
+    """The wheel of ``name`` downloaded from its pin's ``url``: the lock's file (name and
+    version, the file name's and its METADATA's) with the pinned sha256."""
+    file_name = pin["url"].rsplit("/", 1)[-1]
+    if file_name != entry["file_name"]:
+        raise AssetError(
+            f"{pin['url']}: pyodide-lock.json's file for {name} is {entry['file_name']}"
+        )
+    data = fetch(pin["url"], cache)
+    found = sha256(data)
+    if found != pin["sha256"]:
+        raise AssetError(
+            f"{file_name}: sha256 {found} does not match book/_live/assets.json's {pin['sha256']}"
+        )
+    declared = _wheel_version(data, file_name)
+    if declared != (name, entry["version"]):
+        raise AssetError(
+            f"{file_name}: its METADATA declares {declared[0]} {declared[1]}, "
+            f"pyodide-lock.json {name} {entry['version']}"
+        )
+    return data
+
+
 def take_wheels(
-    names: list[str], lock: dict, pins: dict, carrier: zipfile.ZipFile, folder: str, dest: Path
+    names: list[str],
+    lock: dict,
+    pins: dict,
+    carrier: zipfile.ZipFile,
+    folder: str,
+    dest: Path,
+    cache: Path = CACHE,
 ) -> list[str]:
-    """Copy the wheel of each of ``names`` out of the carrier into ``dest``, each checked
-    against pyodide-lock.json's sha256 and the pinned one; returns their file names."""
+    """Copy the wheel of each of ``names`` into ``dest``, out of the carrier (checked
+    against pyodide-lock.json's sha256 and the pinned one) or, if its pin gives a
+    ``url``, from there (:func:`_from_pypi`); returns their file names."""
     packages = {canonical(name): entry for name, entry in lock["packages"].items()}
     recorded = {canonical(name): pin for name, pin in pins.items()}
     written = []
@@ -112,6 +160,11 @@ def take_wheels(
                 f"{name} ({entry['file_name']}) is needed but book/_live/assets.json records "
                 'no licence and sha256 for it: add it under "wheels"'
             )
+        if "url" in recorded[name]:
+            data = _from_pypi(name, entry, recorded[name], cache)
+            (dest / entry["file_name"]).write_bytes(data)
+            written.append(entry["file_name"])
+            continue
         try:
             data = carrier.read(folder + entry["file_name"])
         except KeyError:
@@ -156,7 +209,9 @@ def build(dest: Path, pins_path: Path = PINS, cache: Path = CACHE) -> dict:
     lock = json.loads((dest / "pyodide-lock.json").read_text())
     names = resolve(pins["packages"], lock)
     with zipfile.ZipFile(carrier_path) as carrier:
-        wheels = take_wheels(names, lock, pins["wheels"], carrier, carrier_pin["folder"], dest)
+        wheels = take_wheels(
+            names, lock, pins["wheels"], carrier, carrier_pin["folder"], dest, cache
+        )
     from scripts import notebook_zips
 
     for old in dest.glob("sinpe-*.whl"):

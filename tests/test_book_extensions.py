@@ -278,8 +278,7 @@ def test_hidden_cells_run_unshown_and_slow_cells_get_the_note(live_cells):
     assert [cell["shown"] for cell in found] == [False, True, False, True, True, True]
     assert [cell["runnable"] for cell in found] == [True, True, True, False, False, False]
     assert found[1]["source"] == "import numpy as np\nprint(1)"
-    assert live_cells.NOTE in live_cells.buttons(4, runnable=False)
-    assert live_cells.buttons(2, runnable=True) == '<div class="sinpe-live" data-cell="2"></div>'
+    assert live_cells.NOTE in live_cells.note(4)
 
 
 def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, root):
@@ -299,14 +298,15 @@ def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, ro
 def test_only_an_html_build_gets_live_cells(live_cells, tmp_path):
     from types import SimpleNamespace
 
-    notebook = {"cells": [_code("print(1)")]}
+    notebook = {"cells": [_code("print(1)"), _code("import torch")]}
     (tmp_path / "ch.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
 
     def doctree():
         tree = nodes.section()
-        cell = nodes.container(nb_element="cell_code", cell_index=0)
-        cell += nodes.container(nb_element="cell_code_source")
-        tree += cell
+        for index in (0, 1):
+            cell = nodes.container(nb_element="cell_code", cell_index=index)
+            cell += nodes.container(nb_element="cell_code_source")
+            tree += cell
         return tree
 
     def app(builder_format):
@@ -316,10 +316,44 @@ def test_only_an_html_build_gets_live_cells(live_cells, tmp_path):
             env=SimpleNamespace(doc2path=lambda docname: tmp_path / "ch.ipynb"),
         )
 
-    for builder_format, markers in (("latex", 0), ("text", 0), ("html", 1)):
-        tree = doctree()
-        live_cells.add_buttons(app(builder_format), tree, "book/ch")
-        raw = [node for node in tree.findall(nodes.raw) if "sinpe-live" in node.astext()]
-        assert len(raw) == markers, builder_format
+    def marks(tree):
+        classes = [c for node in tree.findall(nodes.container) for c in node["classes"]]
+        notes = [node for node in tree.findall(nodes.raw) if "sinpe-live-note" in node.astext()]
+        return [c for c in classes if c.startswith(live_cells.MARK)], len(notes)
+
+    for builder_format in ("latex", "text"):
+        live_cells.add_buttons(app(builder_format), tree := doctree(), "book/ch")
+        assert marks(tree) == ([], 0), builder_format
+    live_cells.add_buttons(app("html"), tree := doctree(), "book/ch")
+    assert marks(tree) == (["sinpe-run-0"], 1)  # the cell that runs marked, the other noted
     live_cells.add_buttons(app("html"), tree := doctree(), "book/other")
-    assert not list(tree.findall(nodes.raw))
+    assert marks(tree) == ([], 0)
+
+
+#: The most the inline loader of a live page may weigh (bytes): it is all such a page
+#: loads of the live cells until a Run or Edit (tests/test_page_weight.py counts it).
+LOADER_BUDGET = 2000
+
+
+def test_a_live_page_holds_the_small_loader_inline_and_only_it(live_cells):
+    from types import SimpleNamespace
+
+    added = []
+    app = SimpleNamespace(add_js_file=lambda name, **kw: added.append((name, kw)))
+    live_cells.add_script(app, "book/ch", "page.html", {"body": "<p>no cells</p>"}, None)
+    assert added == []
+    body = '<div class="cell docutils container sinpe-run-3">'
+    live_cells.add_script(app, "book/ch", "page.html", {"body": body}, None)
+    assert added == [(None, {"body": live_cells.loader()})]
+    code = live_cells.loader()
+    assert len(code.encode()) <= LOADER_BUDGET, len(code.encode())
+    assert "/*" not in code and not any(line.startswith(" ") for line in code.splitlines())
+    assert live_cells.MARK in code and '"_static/live.js"' in code  # it fetches the rest
+
+
+def test_a_loader_that_cannot_be_inlined_as_is_fails(live_cells, tmp_path, monkeypatch):
+    for text in ("const a = `x\n  y`;", 'const a = "</script>";'):
+        (tmp_path / "loader.js").write_text(f"/* c */\n{text}\n")
+        monkeypatch.setattr(live_cells, "LOADER", tmp_path / "loader.js")
+        with pytest.raises(ValueError, match="cannot be inlined"):
+            live_cells.loader()

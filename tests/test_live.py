@@ -36,22 +36,24 @@ RUN_TIMEOUT_MS = 300_000
 
 
 def stored(root: Path, chapter: str) -> dict[int, dict]:
-    """What the twin stored for each code cell: its text (stdout, last value) and
-    whether it drew a figure."""
+    """What the twin stored for each code cell: its text (stdout, last value), its
+    stderr and whether it drew a figure."""
     notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
     found = {}
     for index, cell in enumerate(notebook["cells"]):
         if cell["cell_type"] != "code":
             continue
-        text, figure = "", False
+        text, stderr, figure = "", "", False
         for output in cell.get("outputs", []):
             if output["output_type"] == "stream" and output["name"] == "stdout":
                 text += "".join(output["text"])
+            if output["output_type"] == "stream" and output["name"] == "stderr":
+                stderr += "".join(output["text"])
             data = output.get("data", {})
             figure = figure or "image/png" in data
             if output["output_type"] == "execute_result" and "text/plain" in data:
                 text += "".join(data["text/plain"])
-        found[index] = {"text": text, "figure": figure}
+        found[index] = {"text": text, "stderr": stderr, "figure": figure}
     return found
 
 
@@ -62,16 +64,22 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
     runnable = [cell["index"] for cell in page_json["cells"] if cell["shown"] and cell["runnable"]]
     assert len(runnable) >= 10
 
-    async def use():
+    async def use() -> dict:
+        """What the reader's page showed and did, by name (each filled in as it is seen)."""
+        seen: dict = {"requests": [], "errors": [], "warnings": [], "found": {}, "seconds": {}}
+        requests, found, seconds = seen["requests"], seen["found"], seen["seconds"]
         context = await chromium.context(site_check.PHONE)
-        requests, errors, warnings = [], [], []
         context.on("request", lambda request: requests.append(request.url))
         page = await context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.on("console", lambda m: m.text.startswith("live cells:") and warnings.append(m.text))
-        found, seconds = {}, {}
+        page.on("pageerror", lambda error: seen["errors"].append(str(error)))
+        page.on(
+            "console",
+            lambda m: m.text.startswith("live cells:") and seen["warnings"].append(m.text),
+        )
         try:
             await page.goto(base + chapter + ".html", wait_until="load")
+            await page.locator("button.sinpe-live-run").first.wait_for(state="attached")
+            seen["before_run"] = list(requests)  # the page as read: its loader made the buttons
             for index in runnable:
                 controls = page.locator(f'div.sinpe-live[data-cell="{index}"]')
                 if not await controls.is_visible():  # a solution's cell: open the solution
@@ -92,6 +100,7 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
                 output = cell.locator(".sinpe-live-output")
                 found[index] = {
                     "stdout": await output.locator("pre.sinpe-live-stdout").all_text_contents(),
+                    "stderr": await output.locator("pre.sinpe-live-stderr").all_text_contents(),
                     "texts": await output.locator("pre.sinpe-live-text").all_text_contents(),
                     "errors": await output.locator("pre.sinpe-live-error").all_text_contents(),
                     "images": await output.locator("img").count(),
@@ -101,7 +110,7 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
             controls = page.locator(f'div.sinpe-live[data-cell="{first}"]')
             cell = page.locator(".cell", has=controls)
             await controls.get_by_role("button", name=f"Reset cell {first}", exact=True).click()
-            stored_html = await cell.evaluate(OUTPUT_TEXT)
+            seen["stored_html"] = await cell.evaluate(OUTPUT_TEXT)
             await controls.get_by_role("button", name=f"Edit cell {first}", exact=True).click()
             editor = cell.locator("textarea.sinpe-live-editor")
             await editor.fill(ODD)
@@ -112,50 +121,39 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
                 arg=await cell.element_handle(),
                 timeout=RUN_TIMEOUT_MS,
             )
-            odd_error = await cell.locator("pre.sinpe-live-error").all_text_contents()
+            seen["odd_error"] = await cell.locator("pre.sinpe-live-error").all_text_contents()
             await controls.get_by_role("button", name=f"Reset cell {first}", exact=True).click()
-            reset_html = await cell.evaluate(OUTPUT_TEXT)
-            still_editing = await cell.locator("textarea.sinpe-live-editor").count()
+            seen["reset_html"] = await cell.evaluate(OUTPUT_TEXT)
+            seen["still_editing"] = await cell.locator("textarea.sinpe-live-editor").count()
         finally:
             await context.close()
-        return (
-            found,
-            seconds,
-            odd_error,
-            stored_html,
-            reset_html,
-            still_editing,
-            requests,
-            errors,
-            warnings,
-        )
+        return seen
 
-    (
-        found,
-        seconds,
-        odd_error,
-        stored_html,
-        reset_html,
-        still_editing,
-        requests,
-        errors,
-        warnings,
-    ) = chromium.run(use())
+    seen = chromium.run(use())
+    found, seconds, odd_error = seen["found"], seen["seconds"], seen["odd_error"]
     print(
         f"\nfirst Run (cell {runnable[0]}, Pyodide's start included): {seconds[runnable[0]]:.1f} s"
     )
     for index in runnable[1:]:
         print(f"cell {index}: {seconds[index]:.2f} s")
-    assert errors == []
-    assert warnings == [], "a cell (or a hidden cell above it) failed in the page"
+    assert seen["errors"] == []
+    assert seen["warnings"] == [], "a cell (or a hidden cell above it) failed in the page"
     for index in runnable:
         got, want = found[index], expected[index]
         assert got["errors"] == [], f"cell {index}: {got['errors']}"
         assert "".join(got["stdout"]) + "".join(got["texts"]) == want["text"], f"cell {index}"
+        # (nothing more on stderr than the twin shows: no note of Matplotlib's font cache)
+        assert "".join(got["stderr"]) == want["stderr"], f"cell {index}: {got['stderr']}"
         assert (got["images"] > 0) == want["figure"], f"cell {index}: figure"
     assert len(odd_error) == 1
     assert odd_error[0].startswith("ValueError: ") and "Traceback" not in odd_error[0]
     assert "d_model" in odd_error[0] and "even" in odd_error[0], odd_error[0]
-    assert reset_html == stored_html and still_editing == 0
-    outside = [url for url in requests if not url.startswith(base) and not url.startswith("data:")]
+    assert seen["reset_html"] == seen["stored_html"] and seen["still_editing"] == 0
+    # Until the first Run the page fetches nothing of the live cells (its loader is
+    # inline); the Run fetches the rest of the script, then Pyodide.
+    assert [url for url in seen["before_run"] if "/_static/live" in url] == []
+    assert base + "_static/live.js" in seen["requests"]
+    outside = [
+        url for url in seen["requests"] if not url.startswith(base) and not url.startswith("data:")
+    ]
     assert outside == []

@@ -3,7 +3,9 @@
 On a tiny fake Pyodide tarball, carrier wheel and pyodide-lock.json in ``tmp_path`` (no
 network): the dependencies come from the lock, a wheel whose bytes differ from the
 lock's sha256 stops the build with its name and a non-zero exit, and so do a tarball
-that is not the pinned one and a needed wheel that the pins give no licence.
+that is not the pinned one and a needed wheel that the pins give no licence. A wheel
+pinned with a ``url`` (SymPy's, from PyPI) is taken from there, its sha256 the pin's
+(not the lock's, of Pyodide's rebuild), and fails if its bytes or its version differ.
 """
 
 from __future__ import annotations
@@ -21,6 +23,17 @@ from scripts import live_assets, notebook_zips
 
 FOLDER = "carrier/assets/pyodide/"
 WHEELS = {"numpy": b"numpy's bytes", "matplotlib": b"matplotlib's bytes", "six": b"six"}
+#: On PyPI, not in the carrier: its URL in the pins; the lock's sha256 is of another build.
+PYPI_URL = "https://example.invalid/packages/sympy-1.0-py3-none-any.whl"
+
+
+def _pure_wheel(name: str = "sympy", version: str = "1.0", extra: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"{name}/__init__.py", b"x = 1\n" + extra)
+        metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nabout it\n"
+        archive.writestr(f"{name}-{version}.dist-info/METADATA", metadata)
+    return buffer.getvalue()
 
 
 def _sha(data: bytes) -> str:
@@ -29,17 +42,22 @@ def _sha(data: bytes) -> str:
 
 def _lock() -> dict:
     depends = {"numpy": [], "matplotlib": ["numpy", "six"], "six": []}
-    return {
-        "info": {"version": "0.0.0"},
-        "packages": {
-            name: {
-                "file_name": f"{name}-1.0-py3-none-any.whl",
-                "sha256": _sha(data),
-                "depends": depends[name],
-            }
-            for name, data in WHEELS.items()
-        },
+    packages = {
+        name: {
+            "file_name": f"{name}-1.0-py3-none-any.whl",
+            "sha256": _sha(data),
+            "version": "1.0",
+            "depends": depends[name],
+        }
+        for name, data in WHEELS.items()
     }
+    packages["sympy"] = {
+        "file_name": "sympy-1.0-py3-none-any.whl",
+        "sha256": _sha(b"Pyodide's own rebuild of it"),
+        "version": "1.0",
+        "depends": ["numpy"],
+    }
+    return {"info": {"version": "0.0.0"}, "packages": packages}
 
 
 def _tarball(lock: dict) -> bytes:
@@ -80,9 +98,11 @@ def pinned(tmp_path, monkeypatch):
 
     monkeypatch.setattr(notebook_zips, "build_wheel", sinpe_wheel)
 
-    def build(wheels=WHEELS, change=lambda pins: None):
+    def build(wheels=WHEELS, change=lambda pins: None, pypi=None):
         carrier = _carrier(wheels)
         (cache / "carrier.whl").write_bytes(carrier)
+        # as fetched from PyPI
+        (cache / "sympy-1.0-py3-none-any.whl").write_bytes(pypi or _pure_wheel())
         integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
         pins = {
             "pyodide": {"version": "0.0.0", "url": "https://example.invalid/pyodide.tgz",
@@ -93,6 +113,8 @@ def pinned(tmp_path, monkeypatch):
             "wheels": {name: {"licence": "MIT", "sha256": _sha(data)}
                        for name, data in WHEELS.items()},
         }  # fmt: skip
+        pins["wheels"]["sympy"] = {"licence": "BSD", "sha256": _sha(_pure_wheel()),
+                                   "url": PYPI_URL}  # fmt: skip
         change(pins)
         path = tmp_path / "assets.json"
         path.write_text(json.dumps(pins))
@@ -112,6 +134,44 @@ def test_the_pinned_files_build_and_dependencies_come_first(pinned, tmp_path):
     written = {path.name for path in (tmp_path / "site").iterdir()}
     assert written == set(manifest["wheels"]) | {"pyodide.js", "pyodide-lock.json", "manifest.json"}
     assert json.loads((tmp_path / "site" / "manifest.json").read_text()) == manifest
+
+
+def test_a_wheel_from_pypi_is_taken_by_its_pin_not_the_lock(pinned, tmp_path):
+    def with_sympy(pins):
+        pins["packages"].append("sympy")
+
+    manifest = pinned(change=with_sympy)
+    assert manifest["wheels"][-2] == "sympy-1.0-py3-none-any.whl"  # after numpy, its dependency
+    assert (tmp_path / "site" / "sympy-1.0-py3-none-any.whl").read_bytes() == _pure_wheel()
+
+
+def test_a_tampered_wheel_from_pypi_fails_with_its_name(pinned):
+    def with_sympy(pins):
+        pins["packages"].append("sympy")
+
+    with pytest.raises(
+        live_assets.AssetError,
+        match=r"sympy-1\.0-py3-none-any\.whl: sha256 \w+ does not match book/_live/assets\.json",
+    ):
+        pinned(change=with_sympy, pypi=_pure_wheel(extra=b"# changed"))
+
+
+def test_a_wheel_from_pypi_of_another_version_fails(pinned):
+    def pinned_to(wheel: bytes, url: str = PYPI_URL):
+        def change(pins):
+            pins["packages"].append("sympy")
+            pins["wheels"]["sympy"].update(sha256=_sha(wheel), url=url)
+
+        return change
+
+    other = _pure_wheel(version="1.1")  # its METADATA says 1.1, its file name 1.0
+    with pytest.raises(live_assets.AssetError, match=r"declares sympy 1\.1, pyodide-lock\.json"):
+        pinned(change=pinned_to(other), pypi=other)
+    named = PYPI_URL.replace("1.0", "1.1")
+    with pytest.raises(
+        live_assets.AssetError, match=r"pyodide-lock\.json's file for sympy is sympy-1\.0"
+    ):
+        pinned(change=pinned_to(other, named), pypi=other)
 
 
 def test_a_tampered_wheel_fails_with_its_name(pinned):
@@ -157,3 +217,6 @@ def test_the_pins_record_a_licence_and_sha256_for_each_wheel():
     for name, pin in pins["wheels"].items():
         assert pin["licence"], name
         assert len(pin["sha256"]) == 64, name
+        if "url" in pin:  # a pure-Python wheel, from PyPI itself
+            assert pin["url"].startswith("https://files.pythonhosted.org/"), name
+            assert pin["url"].endswith("-py3-none-any.whl"), name

@@ -2,21 +2,23 @@
 
 On the web pages of the chapters that ``live_chapters`` (``_config.yml``, the one list)
 names, each code cell whose source the page shows gets three buttons under its code:
-Run, Edit and Reset (``static/live.js`` makes them where this extension marks). The
-first Run starts Pyodide in a web worker (``static/live-worker.js``), from files the
-site serves itself (``_static/live/``: ``python -m scripts.live_assets``, called at the
-end of the build), runs once, in order, every earlier cell of the page (the cells the
-page hides, that compute and set up, and the shown ones), then the cell; its text
-output, its error's message line or its figures replace the stored output, and Reset
-puts the stored output back.
+Run, Edit and Reset. The page holds only a small loader (``live_loader.js``, inline,
+under 2 kB), which makes them in each cell this extension marks with the class
+``sinpe-run-N`` (N: the cell's index in the notebook); the first Run or Edit fetches the
+rest (``static/live.js``). The first Run starts Pyodide in a web worker
+(``static/live-worker.js``), from files the site serves itself (``_static/live/``:
+``python -m scripts.live_assets``, called at the end of the build), runs once, in order,
+every earlier cell of the page (the cells the page hides, that compute and set up, and
+the shown ones), then the cell; its text output, its error's message line or its figures
+replace the stored output, and Reset puts the stored output back.
 
 A cell that cannot run in a page within seconds (:data:`NOT_IN_PAGE`: training loops,
 subprocesses, threads, PyTorch) gets a one-line note instead of Run.
 
 The cells' sources are written to ``_static/live/pages/<page>.json``, fetched on the
-first Run or Edit, so a page that is only read weighs some 40 bytes more per cell.
-Everything is HTML only: added when the doctree is resolved for an HTML builder, so the
-PDF and the reader's editions never see it.
+first Run or Edit, so a page that is only read weighs the loader and some 13 bytes more
+per cell. Everything is HTML only: added when the doctree is resolved for an HTML
+builder, so the PDF and the reader's editions never see it.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ NOT_IN_PAGE = {
 NOTE = "runs in Colab or the download"
 #: Where the runtime and the pages' cells go in the built site.
 LIVE = Path("_static") / "live"
+#: The class that marks a cell the page can run, with its index (the loader reads it).
+MARK = "sinpe-run-"
+#: The loader's source; the page holds it inline (:func:`loader`).
+LOADER = Path(__file__).resolve().parent / "live_loader.js"
 
 
 def cells(notebook: dict) -> list[dict]:
@@ -75,13 +81,22 @@ def cells(notebook: dict) -> list[dict]:
     return found
 
 
-def buttons(index: int, runnable: bool) -> str:
-    """The place of the controls under a shown cell's code: the page's script puts the
-    Run, Edit and Reset buttons in it (a page without scripts shows no dead buttons);
-    a cell that cannot run gets the note instead."""
-    if not runnable:
-        return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
-    return f'<div class="sinpe-live" data-cell="{index}"></div>'
+def note(index: int) -> str:
+    """What a shown cell that cannot run in the page gets under its code."""
+    return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
+
+
+def loader() -> str:
+    """The loader as a live page holds it: ``live_loader.js`` without its first comment
+    and its lines' indentation (which means nothing to JavaScript outside a multi-line
+    string, which the loader therefore may not hold, nor ``</``, which would end the
+    page's script element)."""
+    source = LOADER.read_text(encoding="utf-8")
+    for forbidden in ("`", "</"):
+        if forbidden in source:
+            raise ValueError(f"{LOADER.name} holds {forbidden!r}: it cannot be inlined as is")
+    code = source[source.index("*/") + 2 :]
+    return "\n".join(line.strip() for line in code.strip().splitlines())
 
 
 def _notebook(app, docname: str) -> dict | None:
@@ -92,7 +107,8 @@ def _notebook(app, docname: str) -> dict | None:
 
 
 def add_buttons(app, doctree, docname: str) -> None:
-    """On an HTML build of a live chapter, the buttons after each shown code cell."""
+    """On an HTML build of a live chapter, each shown code cell marked for the loader's
+    buttons (the class ``sinpe-run-N``), or, if it cannot run, the note under its code."""
     if app.builder.format != "html" or docname not in app.config.live_chapters:
         return
     notebook = _notebook(app, docname)
@@ -105,23 +121,24 @@ def add_buttons(app, doctree, docname: str) -> None:
         cell = found.get(container.get("cell_index"))
         if cell is None or not cell["shown"]:
             continue
+        if cell["runnable"]:
+            container["classes"].append(f"{MARK}{cell['index']}")
+            continue
         sources = [
             place
             for place, child in enumerate(container.children, start=1)
             if child.get("nb_element") == "cell_code_source"
         ]
-        position = sources[0] if sources else 0
         container.insert(
-            position, nodes.raw("", buttons(cell["index"], cell["runnable"]), format="html")
+            sources[0] if sources else 0, nodes.raw("", note(cell["index"]), format="html")
         )
-        container["classes"].append("sinpe-live-cell")
 
 
 def add_script(app, pagename, templatename, context, doctree) -> None:
-    """The script and its style sheet, on the pages with live cells only."""
-    if 'class="sinpe-live' in context.get("body", ""):
-        app.add_js_file("live.js", defer="defer")
-        app.add_css_file("live.css")
+    """The loader, inline, on the pages with live cells only (the notes' style is its)."""
+    body = context.get("body", "")
+    if MARK in body or 'class="sinpe-live' in body:
+        app.add_js_file(None, body=loader())
 
 
 def build_assets(app, exception) -> None:

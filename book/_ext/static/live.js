@@ -1,16 +1,18 @@
-/* Live cells of the sinpe book: a chapter's code run in the page, by Pyodide in a worker.
-
-   book/_ext/live_cells.py puts <div class="sinpe-live" data-cell=N> under each shown
-   code cell; this script puts Run, Edit, Reset and a status line in it. Nothing heavy
-   loads until the first Run or Edit: then the page's cells (_static/live/pages/
-   <page>.json) and, on Run, the worker (live-worker.js), which loads Pyodide and the
-   wheels of _static/live/ (manifest.json), all from this site. Each Run first runs, once and in order, every
-   earlier cell of the page not yet run (hidden set-up cells included), silently. */
+/* Live cells of the sinpe book: what the first Run or Edit fetches. The loader inline in
+   the page (book/_ext/live_loader.js) made the buttons and calls window.sinpeLive's
+   run, edit or reset, which this defines. They fetch the page's cells
+   (_static/live/pages/<page>.json) and, on Run, start the worker (live-worker.js),
+   which loads Pyodide and the wheels of _static/live/ (manifest.json), all from this
+   site. Each Run first runs, once and in order, every earlier cell of the page not yet
+   run (hidden set-up cells included), silently. */
 (function () {
   "use strict";
 
   const script = document.currentScript;
   const base = new URL("live/", script.src);
+  const sheet = document.head.appendChild(document.createElement("link"));
+  sheet.rel = "stylesheet"; // the editor's and the outputs' styles
+  sheet.href = new URL("live.css", script.src);
   const page = location.pathname.split("/").pop().replace(/\.html$/, "");
   let cells = null; // [{index, source, shown, runnable}]
   let worker = null;
@@ -189,36 +191,5 @@
     controls.querySelector(".sinpe-live-reset").disabled = true;
   }
 
-  /** Run, Edit and Reset (named for their cell: "Run cell 6") and the status line. */
-  function makeControls(controls) {
-    for (const name of ["Run", "Edit", "Reset"]) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "sinpe-live-" + name.toLowerCase();
-      button.textContent = name;
-      button.setAttribute("aria-label", name + " cell " + controls.dataset.cell);
-      button.disabled = name === "Reset";
-      controls.appendChild(button);
-    }
-    const status = document.createElement("span");
-    status.className = "sinpe-live-status";
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
-    controls.appendChild(status);
-  }
-
-  function wire() {
-    document.querySelectorAll("div.sinpe-live[data-cell]").forEach((controls) => {
-      if (controls.dataset.wired !== undefined) return; // the script met twice
-      controls.dataset.wired = "";
-      const cell = controls.closest(".cell");
-      makeControls(controls);
-      controls.querySelector(".sinpe-live-run").addEventListener("click", () => run(cell, controls));
-      controls.querySelector(".sinpe-live-edit").addEventListener("click", () => edit(cell, controls));
-      controls.querySelector(".sinpe-live-reset").addEventListener("click", () => reset(cell, controls));
-    });
-  }
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);
-  else wire();
+  window.sinpeLive = { run: run, edit: edit, reset: reset };
 })();
