@@ -17,7 +17,10 @@ writes ``_build/html/_static/live/``, book/_ext/live_cells.py):
   such packages Pyodide ships a rebuild without the tests (``unvendored_tests``), whose
   bytes differ from the wheel on PyPI;
 * sinpe's wheel, built from the work tree (``scripts.notebook_zips.build_wheel``);
-* ``manifest.json``: the wheel file names, in the order the worker loads them.
+* ``manifest.json``: the wheel file names, in the order the worker loads them at its
+  start, and, for each package the pins name under ``on_import`` (SymPy: 6.7 MB that
+  only chapter 2's cells need), the wheels the worker fetches the first time a cell
+  imports it (``{"sympy": ["mpmath-...", "sympy-..."]}``, keyed by import name).
 
 Every pin is in one file, ``book/_live/assets.json``. Downloads are kept in
 ``_build/live-cache/`` (inside the repository, never ``$HOME``). A file that does not
@@ -208,16 +211,29 @@ def build(dest: Path, pins_path: Path = PINS, cache: Path = CACHE) -> dict:
             (dest / name).write_bytes(member.read())
     lock = json.loads((dest / "pyodide-lock.json").read_text())
     names = resolve(pins["packages"], lock)
+    later = {root: resolve([root], lock) for root in pins.get("on_import", [])}
     with zipfile.ZipFile(carrier_path) as carrier:
         wheels = take_wheels(
             names, lock, pins["wheels"], carrier, carrier_pin["folder"], dest, cache
         )
+        extra = list(dict.fromkeys(n for needed in later.values() for n in needed))
+        extra = [name for name in extra if name not in names]
+        taken = take_wheels(
+            extra, lock, pins["wheels"], carrier, carrier_pin["folder"], dest, cache
+        )
+        files = dict(zip(extra, taken, strict=True))
+    packages = {canonical(name): entry for name, entry in lock["packages"].items()}
+    on_import = {
+        module: [files[name] for name in needed if name not in names]
+        for root, needed in later.items()
+        for module in packages[canonical(root)]["imports"]
+    }
     from scripts import notebook_zips
 
     for old in dest.glob("sinpe-*.whl"):
         old.unlink()
     wheels.append(notebook_zips.build_wheel(dest).name)
-    manifest = {"pyodide": pyodide["version"], "wheels": wheels}
+    manifest = {"pyodide": pyodide["version"], "wheels": wheels, "on_import": on_import}
     (dest / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 

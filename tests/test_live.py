@@ -153,6 +153,15 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, chromium, 
     # inline); the Run fetches the rest of the script, then Pyodide.
     assert [url for url in seen["before_run"] if "/_static/live" in url] == []
     assert base + "_static/live.js" in seen["requests"]
+    # A package the worker unpacks on first import (SymPy) is fetched by the pages whose
+    # cells import it, and only by them.
+    manifest = json.loads((site / "_static/live/manifest.json").read_text())
+    sources = "\n".join(cell["source"] for cell in page_json["cells"])
+    for wheels in {tuple(wheels) for wheels in manifest["on_import"].values()}:
+        modules = [module for module, its in manifest["on_import"].items() if tuple(its) == wheels]
+        imported = any(f"import {module}" in sources for module in modules)
+        fetched = [wheel for wheel in wheels if base + "_static/live/" + wheel in seen["requests"]]
+        assert fetched == (list(wheels) if imported else []), modules
     outside = [
         url for url in seen["requests"] if not url.startswith(base) and not url.startswith("data:")
     ]

@@ -56,6 +56,7 @@ def _lock() -> dict:
         "sha256": _sha(b"Pyodide's own rebuild of it"),
         "version": "1.0",
         "depends": ["numpy"],
+        "imports": ["sympy"],
     }
     return {"info": {"version": "0.0.0"}, "packages": packages}
 
@@ -142,6 +143,17 @@ def test_a_wheel_from_pypi_is_taken_by_its_pin_not_the_lock(pinned, tmp_path):
 
     manifest = pinned(change=with_sympy)
     assert manifest["wheels"][-2] == "sympy-1.0-py3-none-any.whl"  # after numpy, its dependency
+    assert (tmp_path / "site" / "sympy-1.0-py3-none-any.whl").read_bytes() == _pure_wheel()
+
+
+def test_a_package_on_import_waits_for_its_first_import(pinned, tmp_path):
+    def sympy_later(pins):
+        pins["on_import"] = ["sympy"]
+
+    manifest = pinned(change=sympy_later)
+    assert "sympy-1.0-py3-none-any.whl" not in manifest["wheels"]
+    # its dependency numpy is loaded at the start already: only its own wheel waits
+    assert manifest["on_import"] == {"sympy": ["sympy-1.0-py3-none-any.whl"]}
     assert (tmp_path / "site" / "sympy-1.0-py3-none-any.whl").read_bytes() == _pure_wheel()
 
 

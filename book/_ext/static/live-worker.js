@@ -2,7 +2,9 @@
 
    "init" loads Pyodide from <base> (pyodide.js, its WebAssembly and standard library),
    then every wheel manifest.json names, by URL, in its order (dependencies first:
-   scripts/live_assets.py read them from pyodide-lock.json). "run" executes a cell's
+   scripts/live_assets.py read them from pyodide-lock.json); the wheels of a package in
+   its "on_import" (SymPy) are fetched and unpacked only when a cell first imports it
+   (an import hook, with a synchronous request, which a worker may make). "run" executes a cell's
    source in one namespace per page and answers with its stdout, stderr, the value of
    its last line, its figures (Matplotlib's Agg, PNG) and, on an exception, its message
    line ("ValueError: ..."), not the traceback. */
@@ -11,7 +13,8 @@
 let pyodide = null;
 
 const PRELUDE = `
-import base64, contextlib, io, os, sys, traceback, warnings
+import base64, contextlib, importlib, io, os, sys, sysconfig, traceback, warnings, zipfile
+from js import XMLHttpRequest
 os.environ["MPLBACKEND"] = "Agg"
 import matplotlib
 matplotlib.use("Agg")
@@ -19,6 +22,32 @@ import matplotlib.pyplot as plt
 from pyodide.code import eval_code
 
 plt.show = lambda *args, **kwargs: None
+
+
+class _OnImport:
+    """Unpacks a package's wheels (manifest.json's on_import) at its first import."""
+
+    def __init__(self, base, wheels):
+        self.base, self.wheels, self.unpacked = base, wheels, set()
+
+    def find_spec(self, name, path=None, target=None):
+        for file_name in self.wheels.pop(name, []):
+            if file_name in self.unpacked:
+                continue
+            request = XMLHttpRequest.new()
+            request.open("GET", self.base + file_name, False)
+            request.responseType = "arraybuffer"
+            request.send()
+            if request.status != 200:
+                raise ImportError(f"{file_name}: HTTP {request.status}")
+            with zipfile.ZipFile(io.BytesIO(request.response.to_bytes())) as wheel:
+                wheel.extractall(sysconfig.get_path("purelib"))
+            self.unpacked.add(file_name)
+            importlib.invalidate_caches()
+        return None  # the usual finders find it now
+
+
+sys.meta_path.insert(0, _OnImport(LIVE_BASE, ON_IMPORT.to_py()))
 namespace = {"__name__": "__main__"}
 shown = []
 
@@ -87,6 +116,8 @@ async function init(base) {
     },
   );
   progress("Starting NumPy and Matplotlib…");
+  pyodide.globals.set("LIVE_BASE", base);
+  pyodide.globals.set("ON_IMPORT", manifest.on_import || {});
   await pyodide.runPythonAsync(PRELUDE);
   postMessage({ type: "ready" });
 }
