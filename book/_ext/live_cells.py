@@ -10,8 +10,10 @@ page hides, that compute and set up, and the shown ones), then the cell; its tex
 output, its error's message line or its figures replace the stored output, and Reset
 puts the stored output back.
 
-A cell that cannot run in a page within seconds (:data:`NOT_IN_PAGE`: training loops,
-subprocesses, threads, PyTorch) gets a one-line note instead of Run.
+A cell tagged ``not-in-page`` in its chapter gets a one-line note instead of Run, which
+says why (``scripts/live_seconds.py``, from the committed measurement
+``book/_live/seconds.json``): "runs in Colab or the download: 87 s in the page", or what
+a browser lacks that it needs. The page skips such a cell, shown or hidden.
 
 The cells' sources are written to ``_static/live/pages/<page>.json``, fetched on the
 first Run or Edit, so a page that is only read weighs some 40 bytes more per cell.
@@ -21,33 +23,13 @@ PDF and the reader's editions never see it.
 
 from __future__ import annotations
 
+import importlib
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
 
 from docutils import nodes
-
-#: Tags with which a page does not show a cell's source: such cells run hidden, first.
-HIDDEN_TAGS = (
-    "remove-cell",
-    "remove_cell",
-    "remove-input",
-    "remove_input",
-    "hide-input",
-    "hide-cell",
-)
-
-#: What a cell that cannot run in the page, within ~10 s, contains (a regular expression
-#: each, searched in its source).
-NOT_IN_PAGE = {
-    "PyTorch": r"\bimport torch\b|\bfrom torch\b",
-    "a subprocess": r"\bsubprocess\b",
-    "threads or processes": r"\bthreading\b|\bmultiprocessing\b|\bconcurrent\.futures\b",
-    "a training loop": r"\btraining\.train\w*\(|\bsinpe\.lab\.training\b",
-    "the network": r"\burllib\b|\brequests\.get\b",
-}
 
 #: The note a cell gets instead of Run.
 NOTE = "runs in Colab or the download"
@@ -55,32 +37,26 @@ NOTE = "runs in Colab or the download"
 LIVE = Path("_static") / "live"
 
 
+def _live_seconds():
+    """scripts/live_seconds.py, the rule of which cells run in the page (the one place)."""
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("scripts.live_seconds")
+
+
 def cells(notebook: dict) -> list[dict]:
     """The code cells of ``notebook`` as the page's script reads them, in order."""
-    found = []
-    for index, cell in enumerate(notebook["cells"]):
-        if cell["cell_type"] != "code":
-            continue
-        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        tags = cell.get("metadata", {}).get("tags", [])
-        why = [reason for reason, pattern in NOT_IN_PAGE.items() if re.search(pattern, source)]
-        found.append(
-            {
-                "index": index,
-                "source": source,
-                "shown": not any(tag in HIDDEN_TAGS for tag in tags),
-                "runnable": not why,
-            }
-        )
-    return found
+    return _live_seconds().cells(notebook)
 
 
-def buttons(index: int, runnable: bool) -> str:
+def buttons(index: int, runnable: bool, why: str | None = None) -> str:
     """The place of the controls under a shown cell's code: the page's script puts the
     Run, Edit and Reset buttons in it (a page without scripts shows no dead buttons);
-    a cell that cannot run gets the note instead."""
+    a cell that does not run in the page gets the note instead, with ``why``."""
     if not runnable:
-        return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
+        note = NOTE + (f": {why}" if why else "")
+        return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {note}.</p>'
     return f'<div class="sinpe-live" data-cell="{index}"></div>'
 
 
@@ -98,6 +74,8 @@ def add_buttons(app, doctree, docname: str) -> None:
     notebook = _notebook(app, docname)
     if notebook is None:
         return
+    rule = _live_seconds()
+    record = rule.load()
     found = {cell["index"]: cell for cell in cells(notebook)}
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
@@ -111,8 +89,11 @@ def add_buttons(app, doctree, docname: str) -> None:
             if child.get("nb_element") == "cell_code_source"
         ]
         position = sources[0] if sources else 0
+        why = None
+        if not cell["runnable"]:
+            why = rule.reason(cell["source"], rule.entry(record, docname, cell))
         container.insert(
-            position, nodes.raw("", buttons(cell["index"], cell["runnable"]), format="html")
+            position, nodes.raw("", buttons(cell["index"], cell["runnable"], why), format="html")
         )
         container["classes"].append("sinpe-live-cell")
 
@@ -128,9 +109,7 @@ def build_assets(app, exception) -> None:
     """The runtime (scripts/live_assets.py) and each live page's cells, into _static/live/."""
     if exception is not None or app.builder.format != "html":
         return
-    root = Path(app.confdir)
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    _live_seconds()
     from scripts import live_assets
 
     target = Path(app.outdir) / LIVE
