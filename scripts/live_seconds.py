@@ -111,6 +111,8 @@ def reason(source: str, measured: dict | None) -> str | None:
         module = re.match(r"ModuleNotFoundError: .*?(?:named '([\w.]+)'|needs (\w+))", error)
         if module:
             return f"it needs {module.group(1) or module.group(2)}, which the page does not load"
+        if error.startswith("NameError"):  # a name a skipped cell above defines
+            return "it needs what a cell above computes, which does not run in the page"
         return f"in the page it stops with {error}"
     if measured.get("stopped"):
         return f"more than {measured['seconds']:.0f} s in the page"
@@ -325,6 +327,8 @@ def retag(markdown: str, tagged: dict[int, bool]) -> str:
             tags = _with(tags, want)
             if tags:
                 out.append(f":tags: [{', '.join(tags)}]")
+            elif i < len(lines) and lines[i] == "":
+                i += 1  # the options' blank line goes with them
         elif i < len(lines) and lines[i] == "---":
             out.append(lines[i])
             i += 1
@@ -340,7 +344,7 @@ def retag(markdown: str, tagged: dict[int, bool]) -> str:
                 block.insert(0 if at is None else at, f"tags: [{', '.join(tags)}]")
             out.extend(block)
         elif want:
-            out.append(f":tags: [{TAG}]")
+            out += [f":tags: [{TAG}]", ""]  # options, then a blank line, as the book writes
     return "\n".join(out)
 
 

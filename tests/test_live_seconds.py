@@ -78,7 +78,10 @@ def test_the_reason_is_what_the_browser_lacks_or_the_seconds_measured():
         "it needs mpmath, which the page does not load"
     )
     assert reason("y = x", _measured(0.0, error="NameError: name 'x' is not defined")) == (
-        "in the page it stops with NameError: name 'x' is not defined"
+        "it needs what a cell above computes, which does not run in the page"
+    )
+    assert reason("1 / 0", _measured(0.0, error="ZeroDivisionError: division by zero")) == (
+        "in the page it stops with ZeroDivisionError: division by zero"
     )
     assert reason("torchvision = 1", None) is None  # a word, not an import
 
@@ -153,6 +156,7 @@ def test_the_tag_is_written_into_every_form_of_a_cells_options():
         "# A chapter",
         "```{code-cell} ipython3",
         ":tags: [not-in-page]",
+        "",
         "slow()",
         "```",
         "```{code-cell} ipython3",
@@ -182,3 +186,5 @@ def test_the_tag_is_written_into_every_form_of_a_cells_options():
         "```",
     ]
     assert live_seconds.retag(written, {0: True, 1: True, 2: True}) == written
+    untagged = live_seconds.retag(written, {0: False})  # off again, its blank line too
+    assert untagged.split("\n")[1:4] == ["```{code-cell} ipython3", "slow()", "```"]
