@@ -261,44 +261,33 @@ def _code(source, tags=()):
     return {"cell_type": "code", "source": source, "metadata": {"tags": list(tags)}}
 
 
-def test_hidden_cells_run_unshown_and_slow_cells_get_the_note(live_cells):
+def test_hidden_cells_run_unshown_and_tagged_cells_get_the_note(live_cells):
     notebook = {
         "cells": [
             {"cell_type": "markdown", "source": "text", "metadata": {}},
             _code("from sinpe.claims import glue", ["remove-cell"]),
             _code(["import numpy as np\n", "print(1)"]),
             _code("x = 1", ["hide-input"]),
-            _code("import torch\ntorch.zeros(3)"),
-            _code("import subprocess"),
-            _code("model = training.train_model(task)"),
+            _code("import torch\ntorch.zeros(3)", ["not-in-page"]),
+            _code("model = training.train_model(task)", ["not-in-page", "hide-input"]),
         ]
     }
     found = live_cells.cells(notebook)
-    assert [cell["index"] for cell in found] == [1, 2, 3, 4, 5, 6]
-    assert [cell["shown"] for cell in found] == [False, True, False, True, True, True]
-    assert [cell["runnable"] for cell in found] == [True, True, True, False, False, False]
+    assert [cell["index"] for cell in found] == [1, 2, 3, 4, 5]
+    assert [cell["shown"] for cell in found] == [False, True, False, True, False]
+    assert [cell["runnable"] for cell in found] == [True, True, True, False, False]
     assert found[1]["source"] == "import numpy as np\nprint(1)"
+    assert live_cells.note(4, "88 s in the page") == (
+        '<p class="sinpe-live sinpe-live-note" data-cell="4">'
+        "This cell runs in Colab or the download: 88 s in the page.</p>"
+    )
     assert live_cells.NOTE in live_cells.note(4)
-
-
-def test_the_live_chapters_are_chapters_whose_shown_cells_all_run(live_cells, root):
-    import json
-
-    import yaml
-
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-    chapters = config["sphinx"]["config"]["live_chapters"]
-    assert "book/ch01_definition" in chapters
-    for chapter in chapters:
-        notebook = json.loads((root / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-        shown = [cell for cell in live_cells.cells(notebook) if cell["shown"]]
-        assert shown and all(cell["runnable"] for cell in shown), chapter
 
 
 def test_only_an_html_build_gets_live_cells(live_cells, tmp_path):
     from types import SimpleNamespace
 
-    notebook = {"cells": [_code("print(1)"), _code("import torch")]}
+    notebook = {"cells": [_code("print(1)"), _code("import torch", ["not-in-page"])]}
     (tmp_path / "ch.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
 
     def doctree():

@@ -12,8 +12,10 @@ every earlier cell of the page (the cells the page hides, that compute and set u
 the shown ones), then the cell; its text output, its error's message line or its figures
 replace the stored output, and Reset puts the stored output back.
 
-A cell that cannot run in a page within seconds (:data:`NOT_IN_PAGE`: training loops,
-subprocesses, threads, PyTorch) gets a one-line note instead of Run.
+A cell tagged ``not-in-page`` in its chapter gets a one-line note instead of Run, which
+says why (``scripts/live_seconds.py``, from the committed measurement
+``book/_live/seconds.json``): "runs in Colab or the download: 87 s in the page", or what
+a browser lacks that it needs. The page skips such a cell, shown or hidden.
 
 The cells' sources are written to ``_static/live/pages/<page>.json``, fetched on the
 first Run or Edit, so a page that is only read weighs the loader and some 13 bytes more
@@ -23,33 +25,13 @@ builder, so the PDF and the reader's editions never see it.
 
 from __future__ import annotations
 
+import importlib
 import json
-import re
 import shutil
 import sys
 from pathlib import Path
 
 from docutils import nodes
-
-#: Tags with which a page does not show a cell's source: such cells run hidden, first.
-HIDDEN_TAGS = (
-    "remove-cell",
-    "remove_cell",
-    "remove-input",
-    "remove_input",
-    "hide-input",
-    "hide-cell",
-)
-
-#: What a cell that cannot run in the page, within ~10 s, contains (a regular expression
-#: each, searched in its source).
-NOT_IN_PAGE = {
-    "PyTorch": r"\bimport torch\b|\bfrom torch\b",
-    "a subprocess": r"\bsubprocess\b",
-    "threads or processes": r"\bthreading\b|\bmultiprocessing\b|\bconcurrent\.futures\b",
-    "a training loop": r"\btraining\.train\w*\(|\bsinpe\.lab\.training\b",
-    "the network": r"\burllib\b|\brequests\.get\b",
-}
 
 #: The note a cell gets instead of Run.
 NOTE = "runs in Colab or the download"
@@ -61,29 +43,23 @@ MARK = "sinpe-run-"
 LOADER = Path(__file__).resolve().parent / "live_loader.js"
 
 
+def _live_seconds():
+    """scripts/live_seconds.py, the rule of which cells run in the page (the one place)."""
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    return importlib.import_module("scripts.live_seconds")
+
+
 def cells(notebook: dict) -> list[dict]:
     """The code cells of ``notebook`` as the page's script reads them, in order."""
-    found = []
-    for index, cell in enumerate(notebook["cells"]):
-        if cell["cell_type"] != "code":
-            continue
-        source = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        tags = cell.get("metadata", {}).get("tags", [])
-        why = [reason for reason, pattern in NOT_IN_PAGE.items() if re.search(pattern, source)]
-        found.append(
-            {
-                "index": index,
-                "source": source,
-                "shown": not any(tag in HIDDEN_TAGS for tag in tags),
-                "runnable": not why,
-            }
-        )
-    return found
+    return _live_seconds().cells(notebook)
 
 
-def note(index: int) -> str:
-    """What a shown cell that cannot run in the page gets under its code."""
-    return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {NOTE}.</p>'
+def note(index: int, why: str | None = None) -> str:
+    """What a shown cell that cannot run in the page gets under its code, with ``why``."""
+    said = NOTE + (f": {why}" if why else "")
+    return f'<p class="sinpe-live sinpe-live-note" data-cell="{index}">This cell {said}.</p>'
 
 
 def loader() -> str:
@@ -114,6 +90,8 @@ def add_buttons(app, doctree, docname: str) -> None:
     notebook = _notebook(app, docname)
     if notebook is None:
         return
+    rule = _live_seconds()
+    record = rule.load()
     found = {cell["index"]: cell for cell in cells(notebook)}
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
@@ -129,8 +107,9 @@ def add_buttons(app, doctree, docname: str) -> None:
             for place, child in enumerate(container.children, start=1)
             if child.get("nb_element") == "cell_code_source"
         ]
+        why = rule.reason(cell["source"], rule.entry(record, docname, cell))
         container.insert(
-            sources[0] if sources else 0, nodes.raw("", note(cell["index"]), format="html")
+            sources[0] if sources else 0, nodes.raw("", note(cell["index"], why), format="html")
         )
 
 
@@ -145,9 +124,7 @@ def build_assets(app, exception) -> None:
     """The runtime (scripts/live_assets.py) and each live page's cells, into _static/live/."""
     if exception is not None or app.builder.format != "html":
         return
-    root = Path(app.confdir)
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    _live_seconds()
     from scripts import live_assets
 
     target = Path(app.outdir) / LIVE
