@@ -19,8 +19,9 @@ writes ``_build/html/_static/live/``, book/_ext/live_cells.py):
 * sinpe's wheel, built from the work tree (``scripts.notebook_zips.build_wheel``);
 * ``manifest.json``: the wheel file names, in the order the worker loads them at its
   start, and, for each package the pins name under ``on_import`` (SymPy: 6.7 MB that
-  only chapter 2's cells need), the wheels the worker fetches the first time a cell
-  imports it (``{"sympy": ["mpmath-...", "sympy-..."]}``, keyed by import name).
+  few pages need) and each of its dependencies, the wheels the worker fetches the first
+  time a cell imports it (``{"sympy": ["mpmath-...", "sympy-..."], "mpmath":
+  ["mpmath-..."]}``, keyed by import name).
 
 Every pin is in one file, ``book/_live/assets.json``. Downloads are kept in
 ``_build/live-cache/`` (inside the repository, never ``$HOME``). A file that does not
@@ -223,10 +224,10 @@ def build(dest: Path, pins_path: Path = PINS, cache: Path = CACHE) -> dict:
         )
         files = dict(zip(extra, taken, strict=True))
     packages = {canonical(name): entry for name, entry in lock["packages"].items()}
-    on_import = {
-        module: [files[name] for name in needed if name not in names]
-        for root, needed in later.items()
-        for module in packages[canonical(root)]["imports"]
+    on_import = {  # a dependency may be imported first, alone (sinpe.numerics: mpmath)
+        module: [files[dependency] for dependency in resolve([name], lock) if dependency in files]
+        for name in extra
+        for module in packages[name]["imports"]
     }
     from scripts import notebook_zips
 

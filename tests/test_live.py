@@ -166,6 +166,31 @@ def runs(chromium, base, site):
     return found
 
 
+def imports(sources: list[str]) -> tuple[set[str], set[str]]:
+    """The top-level modules that ``sources`` import, and those they may import: theirs
+    and every import of the sinpe modules they reach (scripts/changed_chapters.py)."""
+    import ast
+    import re
+
+    from scripts import changed_chapters
+
+    def top(tree: ast.AST) -> set[str]:
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.partition(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.partition(".")[0])
+        return names
+
+    code = ast.parse(re.sub(r"^\s*[%!].*$", "", "\n".join(sources), flags=re.M))
+    reachable = top(code)
+    for name in changed_chapters.closure(changed_chapters.imported_modules(code)):
+        path = changed_chapters._module_path(name)
+        reachable |= top(ast.parse(path.read_text(encoding="utf-8")))
+    return top(code), reachable
+
+
 def runnable(site: Path, chapter: str) -> list[int]:
     """The shown cells the chapter's page runs, as its cells' file gives them."""
     page_json = json.loads((site / f"_static/live/pages/{Path(chapter).name}.json").read_text())
@@ -209,17 +234,18 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, base, runs
     # inline); the Run fetches the rest of the script, then Pyodide.
     assert [url for url in seen["before_run"] if "/_static/live" in url] == []
     assert base + "_static/live.js" in seen["requests"]
-    # A package the worker unpacks on first import (SymPy) is fetched by the pages whose
-    # cells import it, and only by them.
+    # A package the worker unpacks on first import (SymPy, mpmath) is fetched by every
+    # page whose cells import it, and by no page whose cells and the sinpe modules they
+    # reach never import it.
     manifest = json.loads((site / "_static/live/manifest.json").read_text())
     page = json.loads((site / f"_static/live/pages/{Path(chapter).name}.json").read_text())
-    ran = [cell for cell in page["cells"] if cell["runnable"] and cell["index"] <= shown[-1]]
-    sources = "\n".join(cell["source"] for cell in ran)
-    for wheels in {tuple(wheels) for wheels in manifest["on_import"].values()}:
-        modules = [module for module, its in manifest["on_import"].items() if tuple(its) == wheels]
-        imported = any(f"import {module}" in sources for module in modules)
-        fetched = [wheel for wheel in wheels if base + "_static/live/" + wheel in seen["requests"]]
-        assert fetched == (list(wheels) if imported else []), modules
+    imported, reachable = imports([cell["source"] for cell in page["cells"] if cell["runnable"]])
+    later = manifest["on_import"]
+    fetched = {wheel for wheels in later.values() for wheel in wheels}
+    fetched = {wheel for wheel in fetched if base + "_static/live/" + wheel in seen["requests"]}
+    for module in imported & set(later):
+        assert set(later[module]) <= fetched, module
+    assert fetched <= {wheel for module in reachable & set(later) for wheel in later[module]}
     outside = [
         url for url in seen["requests"] if not url.startswith(base) and not url.startswith("data:")
     ]

@@ -22,7 +22,12 @@ import pytest
 from scripts import live_assets, notebook_zips
 
 FOLDER = "carrier/assets/pyodide/"
-WHEELS = {"numpy": b"numpy's bytes", "matplotlib": b"matplotlib's bytes", "six": b"six"}
+WHEELS = {
+    "numpy": b"numpy's bytes",
+    "matplotlib": b"matplotlib's bytes",
+    "six": b"six",
+    "mpmath": b"mpmath",
+}
 #: On PyPI, not in the carrier: its URL in the pins; the lock's sha256 is of another build.
 PYPI_URL = "https://example.invalid/packages/sympy-1.0-py3-none-any.whl"
 
@@ -41,13 +46,14 @@ def _sha(data: bytes) -> str:
 
 
 def _lock() -> dict:
-    depends = {"numpy": [], "matplotlib": ["numpy", "six"], "six": []}
+    depends = {"numpy": [], "matplotlib": ["numpy", "six"], "six": [], "mpmath": []}
     packages = {
         name: {
             "file_name": f"{name}-1.0-py3-none-any.whl",
             "sha256": _sha(data),
             "version": "1.0",
             "depends": depends[name],
+            "imports": [name],
         }
         for name, data in WHEELS.items()
     }
@@ -55,7 +61,7 @@ def _lock() -> dict:
         "file_name": "sympy-1.0-py3-none-any.whl",
         "sha256": _sha(b"Pyodide's own rebuild of it"),
         "version": "1.0",
-        "depends": ["numpy"],
+        "depends": ["numpy", "mpmath"],
         "imports": ["sympy"],
     }
     return {"info": {"version": "0.0.0"}, "packages": packages}
@@ -152,8 +158,11 @@ def test_a_package_on_import_waits_for_its_first_import(pinned, tmp_path):
 
     manifest = pinned(change=sympy_later)
     assert "sympy-1.0-py3-none-any.whl" not in manifest["wheels"]
-    # its dependency numpy is loaded at the start already: only its own wheel waits
-    assert manifest["on_import"] == {"sympy": ["sympy-1.0-py3-none-any.whl"]}
+    # numpy is loaded at the start already; mpmath waits too, for its own import as well
+    assert manifest["on_import"] == {
+        "mpmath": ["mpmath-1.0-py3-none-any.whl"],
+        "sympy": ["mpmath-1.0-py3-none-any.whl", "sympy-1.0-py3-none-any.whl"],
+    }
     assert (tmp_path / "site" / "sympy-1.0-py3-none-any.whl").read_bytes() == _pure_wheel()
 
 
