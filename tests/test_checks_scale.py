@@ -235,7 +235,7 @@ def test_positions_that_are_not_consecutive_use_encode():
     same_report(table + 5e-4, positions)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def big():
     """2 * 10**5 x 1024 float32 (800 MB): the scale of the issue, a fifth of its rows."""
     return sinpe.table(200_000, 1024, dtype=np.float32)

@@ -191,6 +191,16 @@ def imports(sources: list[str]) -> tuple[set[str], set[str]]:
     return top(code), reachable
 
 
+def test_some_live_chapter_imports_a_package_the_worker_loads_on_import(root, site):
+    """So that the "every page that imports it fetches it" check above is exercised."""
+    later = json.loads((site / "_static/live/manifest.json").read_text())["on_import"]
+    assert any(
+        imports([cell["source"] for cell in live_seconds.cells(live_seconds.notebook(c, root))])[0]
+        & set(later)
+        for c in live_chapters()
+    )
+
+
 def runnable(site: Path, chapter: str) -> list[int]:
     """The shown cells the chapter's page runs, as its cells' file gives them."""
     page_json = json.loads((site / f"_static/live/pages/{Path(chapter).name}.json").read_text())
@@ -244,6 +254,8 @@ def test_a_live_chapter_runs_edits_and_resets_in_the_page(root, site, base, runs
     later = manifest["on_import"]
     fetched = {wheel for wheels in later.values() for wheel in wheels}
     fetched = {wheel for wheel in fetched if base + "_static/live/" + wheel in seen["requests"]}
+    # (the worker's requests are seen: it fetched the first wheel it loads at its start)
+    assert base + "_static/live/" + manifest["wheels"][0] in seen["requests"]
     for module in imported & set(later):
         assert set(later[module]) <= fetched, module
     assert fetched <= {wheel for module in reachable & set(later) for wheel in later[module]}

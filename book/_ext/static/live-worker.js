@@ -31,20 +31,24 @@ class _OnImport:
         self.base, self.wheels, self.unpacked = base, wheels, set()
 
     def find_spec(self, name, path=None, target=None):
-        for file_name in self.wheels.pop(name, []):
+        for file_name in self.wheels.get(name, []):
             if file_name in self.unpacked:
                 continue
             request = XMLHttpRequest.new()
             request.open("GET", self.base + file_name, False)
             request.responseType = "arraybuffer"
-            request.send()
+            try:
+                request.send()
+            except Exception as error:  # offline: say so, and try again on the next import
+                raise ImportError(f"{name}: could not fetch {file_name} ({error})") from error
             if request.status != 200:
-                raise ImportError(f"{file_name}: HTTP {request.status}")
+                raise ImportError(f"{name}: could not fetch {file_name} (HTTP {request.status})")
             with zipfile.ZipFile(io.BytesIO(request.response.to_bytes())) as wheel:
                 wheel.extractall(sysconfig.get_path("purelib"))
             self.unpacked.add(file_name)
             importlib.invalidate_caches()
-        return None  # the usual finders find it now
+        self.wheels.pop(name, None)  # all unpacked: the usual finders find it now
+        return None
 
 
 sys.meta_path.insert(0, _OnImport(LIVE_BASE, ON_IMPORT.to_py()))
