@@ -18,6 +18,7 @@ import functools
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from scripts.book import LEDGER, ROOT, chapters
@@ -134,8 +135,14 @@ def chapter_code(path: Path) -> ast.AST:
     """The code cells of a chapter, parsed (IPython magics left out)."""
     import jupytext
 
-    code = "\n".join(cell.source for cell in jupytext.read(path).cells if cell.cell_type == "code")
-    code = re.sub(r"^\s*[%!].*$", "", code, flags=re.M)  # IPython magics
+    return parse_cells(
+        cell.source for cell in jupytext.read(path).cells if cell.cell_type == "code"
+    )
+
+
+def parse_cells(sources: Iterable[str]) -> ast.AST:
+    """Code cells' sources, parsed as one module (IPython magics left out)."""
+    code = re.sub(r"^\s*[%!].*$", "", "\n".join(sources), flags=re.M)
     return ast.parse(code)
 
 

@@ -170,7 +170,6 @@ def imports(sources: list[str]) -> tuple[set[str], set[str]]:
     """The top-level modules that ``sources`` import, and those they may import: theirs
     and every import of the sinpe modules they reach (scripts/changed_chapters.py)."""
     import ast
-    import re
 
     from scripts import changed_chapters
 
@@ -183,7 +182,7 @@ def imports(sources: list[str]) -> tuple[set[str], set[str]]:
                 names.add(node.module.partition(".")[0])
         return names
 
-    code = ast.parse(re.sub(r"^\s*[%!].*$", "", "\n".join(sources), flags=re.M))
+    code = changed_chapters.parse_cells(sources)
     reachable = top(code)
     for name in changed_chapters.closure(changed_chapters.imported_modules(code)):
         path = changed_chapters._module_path(name)
