@@ -41,16 +41,18 @@ book: $(STAMP)
 	$(JB)
 	@echo "Open _build/html/index.html in a browser."
 
-# The stages of `make test`, in order, each with its budget in seconds on a 2-core
-# machine with the venv and the Debian packages in place (CONTRIBUTING.md). The run ends
-# with a table of the seconds each took, so a slow stage is seen the day it appears.
+# The stages of `make test`, each with its budget in seconds on a 2-core machine with the
+# venv and the Debian packages in place (CONTRIBUTING.md). `A|B` run side by side, `A,B`
+# one after the other (scripts/stages.py): stages that keep one core busy go beside each
+# other or beside the two-core unit tests. The run ends with a table of the seconds each
+# took, so a slow stage is seen the day it appears.
 # browser: the page sweep (about 90 s) and the live cells of nine chapters, two at a
 # time (about 100 s: Pyodide's start, 7-8 s a chapter, and every runnable shown cell).
-STAGES := lint:30 unit:90 twins-check:15 notebooks:240:reuse pdf:60:reuse book-strict:45 browser:210 \
-	pdf-check:10 new-chapter:180:reuse
+STAGES := lint:30,twins-check:15|unit:90 notebooks:240:reuse \
+	pdf:60:reuse,pdf-check:10,book-strict:45|new-chapter:180:reuse browser:210
 
 test: $(STAMP)
-	$(BIN)/python -m scripts.stages $(STAGES)
+	$(BIN)/python -m scripts.stages $(foreach stage,$(STAGES),'$(stage)')
 	@echo "make test: all checks passed"
 
 # The inner loop for contributors: lint, the twins in sync, the unit tests and nbval of

@@ -9,6 +9,14 @@ It stops at the first stage that fails, after printing the table so far. A stage
 its budget is marked in the table but does not fail the run: time is measured, never
 asserted (a loaded machine must not turn a correct change red).
 
+An entry may hold lanes that run side by side, ``A|B``, each lane a list of stages run
+one after the other, ``A1,A2|B``: stages that keep one core busy (Sphinx, LaTeX, mypy)
+go beside each other, so the second core is not idle. The first lane writes to the
+terminal as it runs; the others' output is shown whole when each of their stages ends.
+The next entry starts when every lane is done; a failure in one lane lets the others
+finish the stage they are in, then the run stops. The table marks the stages that ran
+beside others, and its total is the time on the clock.
+
 A stage written ``STAGE:SECONDS:reuse`` is one whose result is a function of the files
 alone (executing the notebooks, typesetting the PDF). When it passed on exactly the same
 inputs — every file git tracks or would track, byte for byte, the packages installed in
@@ -24,7 +32,9 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -44,6 +54,12 @@ def parse(entries: list[str]) -> list[tuple[str, float, bool]]:
             raise SystemExit(f"stages.py: {entry!r} is not STAGE:SECONDS[:reuse]")
         stages.append((name, float(budget), flag == "reuse"))
     return stages
+
+
+def plan(entries: list[str]) -> list[list[list[tuple[str, float, bool]]]]:
+    """The entries as steps of lanes of stages: ``["a:1,b:2|c:3", "d:4"]`` ->
+    ``[[[a, b], [c]], [[d]]]``, each stage as :func:`parse` gives it."""
+    return [[parse(lane.split(",")) for lane in entry.split("|")] for entry in entries]
 
 
 def inputs_key(stage: str, root: Path = ROOT) -> str:
@@ -74,36 +90,95 @@ def reusable(stage: str, key: str, root: Path = ROOT) -> bool:
     )
 
 
-def table(times: list[tuple[str, float, float, bool]]) -> str:
-    """The report: stage, seconds, budget, and a mark where a stage took longer or was reused."""
+@dataclass
+class Timed:
+    """One stage's run: its seconds, budget, whether it was reused, whether it passed,
+    and whether other stages ran beside it."""
+
+    name: str
+    seconds: float
+    budget: float
+    reused: bool = False
+    passed: bool = True
+    beside: bool = False
+
+
+def table(times: list[Timed], wall: float | None = None) -> str:
+    """The report: stage, seconds, budget, and a mark where a stage took longer, was
+    reused or ran beside others. The total is ``wall``, the time on the clock, when
+    given (stages side by side overlap), else the sum."""
     lines = [f"{'stage':<14}{'seconds':>9}{'budget':>8}"]
-    for name, seconds, budget, reused in times:
-        note = "  reused (same inputs)" if reused else "  over budget" if seconds > budget else ""
-        lines.append(f"{name:<14}{seconds:>9.0f}{budget:>8.0f}{note}")
-    total = sum(seconds for _, seconds, *_ in times)
-    lines.append(f"{'total':<14}{total:>9.0f}{sum(t[2] for t in times):>8.0f}")
+    for timed in times:
+        notes = ["reused (same inputs)"] if timed.reused else []
+        notes += ["over budget"] if not timed.reused and timed.seconds > timed.budget else []
+        notes += ["beside others"] if timed.beside else []
+        note = "".join(f"  {text}" for text in notes)
+        lines.append(f"{timed.name:<14}{timed.seconds:>9.0f}{timed.budget:>8.0f}{note}")
+    total = sum(timed.seconds for timed in times) if wall is None else wall
+    budget = sum(timed.budget for timed in times)
+    lines.append(f"{'total':<14}{total:>9.0f}{budget:>8.0f}")
     return "\n".join(lines)
 
 
+def run_stage(name: str, budget: float, reuse: bool, *, echo: bool) -> Timed:
+    """``make name``, unless it is reusable; its output goes to the terminal as it comes
+    (``echo``), or is printed whole when it ends."""
+    start = time.monotonic()
+    key = inputs_key(name) if reuse else ""
+    if reuse and reusable(name, key):
+        print(f"{name}: passed on these exact inputs before; reused (FRESH=1 runs it)")
+        return Timed(name, time.monotonic() - start, budget, reused=True)
+    command = ["make", "--no-print-directory", name]
+    if echo:
+        code = subprocess.call(command)
+    else:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        code = done.returncode
+        print(f"--- {name} (ran beside others), its output:\n{done.stdout.decode(errors='replace')}"
+              f"--- end of {name}", flush=True)  # fmt: skip
+    if reuse and not code and key == inputs_key(name):
+        KEYS.mkdir(parents=True, exist_ok=True)
+        (KEYS / f"{name}.key").write_text(key)
+    return Timed(name, time.monotonic() - start, budget, passed=not code)
+
+
+def run_step(lanes: list[list[tuple[str, float, bool]]]) -> list[Timed]:
+    """Run the lanes side by side, each lane's stages in turn; stop starting stages once
+    one has failed. The stages' results in the order of the entry."""
+    results: list[list[Timed]] = [[] for _ in lanes]
+    failed = threading.Event()
+    beside = len(lanes) > 1
+
+    def lane(index: int) -> None:
+        for name, budget, reuse in lanes[index]:
+            if failed.is_set():
+                return
+            timed = run_stage(name, budget, reuse, echo=index == 0)
+            timed.beside = beside
+            results[index].append(timed)
+            if not timed.passed:
+                failed.set()
+
+    threads = [threading.Thread(target=lane, args=(i,)) for i in range(1, len(lanes))]
+    for thread in threads:
+        thread.start()
+    lane(0)
+    for thread in threads:
+        thread.join()
+    return [timed for found in results for timed in found]
+
+
 def main(argv: list[str]) -> int:
-    times = []
-    for name, budget, reuse in parse(argv):
-        start = time.monotonic()
-        key = inputs_key(name) if reuse else ""
-        if reuse and reusable(name, key):
-            print(f"{name}: passed on these exact inputs before; reused (FRESH=1 runs it)")
-            times.append((name, time.monotonic() - start, budget, True))
-            continue
-        code = subprocess.call(["make", "--no-print-directory", name])
-        if reuse and not code and key == inputs_key(name):
-            KEYS.mkdir(parents=True, exist_ok=True)
-            (KEYS / f"{name}.key").write_text(key)
-        times.append((name, time.monotonic() - start, budget, False))
-        if code:
-            print(table(times), flush=True)
-            print(f"stage {name} failed", file=sys.stderr)
-            return code
-    print(table(times), flush=True)
+    started = time.monotonic()
+    times: list[Timed] = []
+    for lanes in plan(argv):
+        times += run_step(lanes)
+        failed = [timed.name for timed in times if not timed.passed]
+        if failed:
+            print(table(times, time.monotonic() - started), flush=True)
+            print(f"stage {' and '.join(failed)} failed", file=sys.stderr)
+            return 1
+    print(table(times, time.monotonic() - started), flush=True)
     return 0
 
 

@@ -26,13 +26,22 @@ def changed():
 
 
 def test_the_table_marks_a_stage_over_its_budget(stages):
-    text = stages.table([("lint", 3.2, 10.0, False), ("unit", 95.0, 90.0, False),
-                         ("pdf", 0.4, 60.0, True)])  # fmt: skip
+    Timed = stages.Timed
+    text = stages.table([Timed("lint", 3.2, 10.0), Timed("unit", 95.0, 90.0),
+                         Timed("pdf", 0.4, 60.0, reused=True)])  # fmt: skip
     lines = text.splitlines()
     assert lines[1].split() == ["lint", "3", "10"]
     assert lines[2].split() == ["unit", "95", "90", "over", "budget"]
     assert lines[3].split() == ["pdf", "0", "60", "reused", "(same", "inputs)"]
     assert lines[4].split() == ["total", "99", "160"]
+    # side by side: marked, and the total is the clock's
+    text = stages.table([Timed("pdf", 50.0, 60.0, beside=True),
+                         Timed("new-chapter", 40.0, 180.0, beside=True)], wall=51.0)  # fmt: skip
+    assert [line.split() for line in text.splitlines()[1:]] == [
+        ["pdf", "50", "60", "beside", "others"],
+        ["new-chapter", "40", "180", "beside", "others"],
+        ["total", "51", "240"],
+    ]
 
 
 def test_a_stage_without_a_budget_is_refused(stages):
@@ -42,6 +51,13 @@ def test_a_stage_without_a_budget_is_refused(stages):
     for wrong in ("lint", "lint:10:maybe", "lint:10:reuse:reuse"):
         with pytest.raises(SystemExit, match="STAGE:SECONDS"):
             stages.parse([wrong])
+
+
+def test_lanes_are_read_from_bars_and_commas(stages):
+    assert stages.plan(["a:1,b:2:reuse|c:3", "d:4"]) == [
+        [[("a", 1.0, False), ("b", 2.0, True)], [("c", 3.0, False)]],
+        [[("d", 4.0, False)]],
+    ]
 
 
 def _git_tree(path):
@@ -88,13 +104,52 @@ def test_the_run_stops_at_the_first_failing_stage_and_still_prints(root, tmp_pat
     assert not (tmp_path / "ran").exists()
 
 
-def test_the_makefile_times_every_stage_of_make_test(root):
+def test_lanes_run_side_by_side_and_a_failure_stops_the_next_entry(root, tmp_path):
+    """``wait`` ends only once ``touch`` beside it has run (it gives up after 30 s), so
+    it passes only if the two lanes really run at once; ``bad`` fails beside ``ok``, and
+    the entry after them never starts."""
+    (tmp_path / "Makefile").write_text(
+        "wait:\n\t@for i in $$(seq 300); do test -f flag && exit 0; sleep 0.1; done; exit 1\n"
+        "touch:\n\t@touch flag\nok:\n\t@echo ok-output\nbad:\n\t@false\n"
+        "never:\n\t@touch ran\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    run = lambda *entries: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "scripts.stages", *entries],
+        cwd=tmp_path, capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    together = run("wait:5|touch:5")
+    assert together.returncode == 0, together.stdout + together.stderr
+    assert "beside others" in together.stdout
+    stopped = run("bad:5|ok:5", "never:5")
+    assert stopped.returncode != 0 and "stage bad failed" in stopped.stderr
+    assert "ok-output" in stopped.stdout  # the other lane's output is shown
+    assert not (tmp_path / "ran").exists()
+
+
+def test_the_makefile_times_every_stage_of_make_test(root, stages):
     makefile = (root / "Makefile").read_text()
-    stages = makefile.split("STAGES :=", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
-    names = [entry.split(":")[0] for entry in stages.split()]
-    assert names == ["lint", "unit", "twins-check", "notebooks", "pdf", "book-strict",
-                     "browser", "pdf-check", "new-chapter"]  # fmt: skip
-    assert "-m scripts.stages $(STAGES)" in makefile
+    entries = makefile.split("STAGES :=", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
+    steps = stages.plan(entries.split())
+    names = [stage[0] for lanes in steps for lane in lanes for stage in lane]
+    every = ["lint", "unit", "twins-check", "notebooks", "pdf", "book-strict", "browser"]
+    assert sorted(names) == sorted([*every, "pdf-check", "new-chapter"])
+    where = {
+        stage[0]: (step, lane, index)
+        for step, lanes in enumerate(steps)
+        for lane, in_lane in enumerate(lanes)
+        for index, stage in enumerate(in_lane)
+    }
+
+    def before(first, then):  # done before it starts: an earlier entry, or its own lane
+        (step, lane, index), (step2, lane2, index2) = where[first], where[then]
+        return step < step2 or (step == step2 and lane == lane2 and index < index2)
+
+    # what a stage needs comes first: the PDF before its check and the HTML build (which
+    # serves it), the HTML before the browser
+    assert before("pdf", "pdf-check") and before("pdf", "book-strict")
+    assert before("book-strict", "browser") and not before("browser", "book-strict")
+    assert "-m scripts.stages $(foreach stage,$(STAGES),'$(stage)')" in makefile
 
 
 def test_a_chapter_is_affected_by_its_text_and_the_modules_it_uses(root, changed, notebooks):
