@@ -48,8 +48,8 @@ book: $(STAMP)
 # took, so a slow stage is seen the day it appears.
 # browser: the page sweep (about 90 s) and the live cells of nine chapters, two at a
 # time (about 100 s: Pyodide's start, 7-8 s a chapter, and every runnable shown cell).
-STAGES := lint:30,twins-check:15|unit:90 notebooks:240:reuse \
-	pdf:60:reuse,pdf-check:10,book-strict:45|new-chapter:180:reuse browser:210
+STAGES := unit:90|lint:30,twins-check:15 notebooks:240:reuse \
+	pdf:60:reuse,book-strict:45,pdf-check:10|new-chapter:180:reuse browser:210
 
 test: $(STAMP)
 	$(BIN)/python -m scripts.stages $(foreach stage,$(STAGES),'$(stage)')
