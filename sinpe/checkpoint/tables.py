@@ -1145,16 +1145,9 @@ def _direct(rows: int, width: int) -> bool:
 
 
 def _shift_residual(values: np.ndarray, tolerance: float, found: _Pass) -> tuple[float, bool]:
-    """(residual, is_lower_bound) of the best linear map PE(p) -> PE(p + 1).
-
-    Small tables: least squares on the whole table, as ``linear_map_residual``.
-    Otherwise the pairwise bound settles every table whose pairs rotate (all
-    valid ones) in O(d) after the pass. The others get a lower bound from a few
-    row windows (reported as "at least" when it exceeds the tolerance), else the
-    exact residual from a blockwise QR, O(n d^2). (Normal equations would be
-    cheaper but cannot be trusted: the slow pairs make ``X^T X`` singular in
-    float64.) Columns that are zero on every row are left out: they change no
-    residual.
+    """(residual, is_lower_bound) of the best linear map PE(p) -> PE(p + 1), in the order
+    of inspect_table's Notes. Not normal equations: the slow pairs make ``X^T X``
+    singular in float64. All-zero columns, which change no residual, are left out.
     """
     rows, width = values.shape
     if _direct(rows, width):
