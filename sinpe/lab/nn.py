@@ -313,7 +313,6 @@ def attention_bias(
     batch, heads, length : int
         ``B``, ``H`` and ``T``.
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
-        dtype of the bias.
 
     Returns
     -------
