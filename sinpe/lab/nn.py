@@ -922,8 +922,7 @@ class EncoderLayer(Module):
     norm2(h + ff(h))``, with ``ff(h) = linear2(activation(linear1(h)))``. Its
     subclasses are the other placements: :class:`PreNormEncoderLayer` and the
     ablations without skip connections; :meth:`of` builds the one a config asks for.
-    Parameter names are those of ``torch.nn.TransformerEncoderLayer``; ``forward`` and
-    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
+    ``forward`` and ``backward`` take and return what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
@@ -1132,7 +1131,6 @@ class Embedding(Module):
     entries drawn from ``rng``, normal with that standard deviation, by default ``1 /
     sqrt(D)``: after the ``sqrt(D)`` scaling each vector has a norm of about
     ``sqrt(D)``, like an encoding vector (PyTorch's ``nn.Embedding`` uses 1).
-    ``forward`` does not check the ids: :class:`TokenModel` does.
 
     Examples
     --------
