@@ -608,13 +608,8 @@ D_MODEL, BASE, LAYOUT, DTYPE, POSITIONS = Width(), Base(), Layout(), DType(), Re
 FLAG = Flag()
 
 
-# The helpers below apply one rule in a body; the encoding wing declares its scalar
-# arguments instead. Kept while sinpe.lab calls them.
-
-
-def check_d_model(d_model: object, *, name: str = "d_model", even: bool = True) -> int:
-    """Return ``d_model`` as an ``int`` after checking it is a positive (even) integer."""
-    return Width(even=even)(d_model, name)
+# check_count applies one rule in a body; the encoding wing declares its scalar
+# arguments instead. Kept while sinpe.lab calls it.
 
 
 def check_count(
@@ -622,31 +617,6 @@ def check_count(
 ) -> int:
     """Return ``value`` as an ``int`` after checking it is an integer in ``[minimum, maximum]``."""
     return Integer(minimum, maximum, hint=hint)(value, name)
-
-
-def check_flag(value: object, name: str) -> bool:
-    """Return ``value`` as a ``bool`` after checking it is ``True`` or ``False``."""
-    return Flag()(value, name)
-
-
-def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    """Return ``value`` after checking it is one of the strings in ``choices``."""
-    return Options(*choices)(value, name)
-
-
-def check_real(
-    value: object,
-    name: str,
-    *,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    strict_minimum: bool = False,
-    strict_maximum: bool = False,
-    hint: str = "",
-) -> float:
-    """Return ``value`` as a finite ``float`` in the given range (ends inclusive unless strict)."""
-    closed = ("neither", "right", "left", "both")[2 * (not strict_minimum) + (not strict_maximum)]
-    return Real(minimum, maximum, closed=closed, hint=hint)(value, name)
 
 
 # Array checks: the shape, dtype and entries of array arguments.

@@ -90,7 +90,6 @@ def similarity_gap(
     head_dim : int
         The rotated width of one head (even): ``head_dim / 2`` pairs.
     base : float, optional
-        RoPE's base.
     frequencies : array_like of real, shape (head_dim / 2,), optional
         Custom ``theta_i`` (a scaled ladder, a config's ``inv_freq``; a pair that
         does not turn has 0 and adds 1 at every offset); ``base`` is then unused.

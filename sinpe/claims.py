@@ -238,8 +238,7 @@ def settled(value: float, spec: str, *, slack: float, step: float | None = None)
     libm, SIMD and BLAS may move a computed number by a few units in its last
     place, a training run by far more, while a stored output must reproduce on
     every machine. ``settled`` returns ``format(value, spec)`` only after checking
-    that every number within ``slack`` of ``value`` formats the same, and raises
-    AssertionError otherwise: print fewer digits, or a bound.
+    that every number within ``slack`` of ``value`` formats the same.
 
     Parameters
     ----------

@@ -144,10 +144,6 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
     TypeError, ValueError
         For a bad ``d_model`` or ``base``, or frequencies beyond float64.
 
-    See Also
-    --------
-    wavelengths : ``2 * pi / frequencies``.
-
     Notes
     -----
     ``np.power`` is not correctly rounded on every CPU (NumPy's AVX-512 loop is 1 ULP

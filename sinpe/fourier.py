@@ -5,11 +5,8 @@ NumPy only.
 * :func:`integer_features` -- ``[sin x, cos x, ..., sin kx, cos kx]``, the map of
   the textbook remark: whatever network follows it, the result is
   ``2 pi``-periodic.
-* :func:`nerf_encoding` -- NeRF's ``gamma(p)`` in the paper's form (eq. 4:
-  ``sin(2^l pi p), cos(2^l pi p)``, ``l < L``, per coordinate) and in the form of
-  the official code (no ``pi``, the raw input first, frequency-major order:
-  63 values for ``L = 10`` on 3-D input, 27 for ``L = 4``), with nerf-pytorch's
-  ``Embedder`` options ``include_input`` and ``log_sampling``.
+* :func:`nerf_encoding` -- NeRF's ``gamma(p)`` in the paper's form (eq. 4) and in the
+  form of the official code, with nerf-pytorch's ``Embedder`` options.
 * :func:`gaussian_features` -- Tancik et al.'s ``[sin(2 pi B x) | cos(2 pi B x)]``
   with :func:`gaussian_matrix` (``B ~ N(0, sigma^2)``), the "basic" ``B = I``,
   and :func:`log_spaced_matrix` (their axis-aligned positional variant).

@@ -131,7 +131,6 @@ def scaled_frequencies(
         scales the logits (:func:`yarn_temperature`). ``"llama3"`` (Llama 3.1's banded
         rule): :func:`llama3_frequencies` with Llama 3.1's factors 1 and 4.
     base : float, optional
-        The constant of the frequencies.
     original_length : int, optional
         The trained context length (``"yarn"`` and ``"llama3"`` only; 2048 for Llama 1).
     alpha, beta : float, optional

@@ -112,8 +112,6 @@ class IdentityError(AssertionError):
 class VerifiedIdentity:
     """An identity that SymPy has checked, ready for display (as LaTeX in a notebook).
 
-    A frozen record.
-
     Parameters
     ----------
     name : str

@@ -52,6 +52,8 @@ DEFAULT_BASE = 10000.0
 #: Older names transformers maps onto a rope type (Phi-3's ``su`` and ``yarn`` are
 #: LongRoPE; Qwen2-VL's ``mrope`` is ``default`` with sections).
 _ALIASES = {"su": "longrope", "mrope": "default"}
+#: The keys Llama 3.1's rule reads, each required by both releases.
+_LLAMA3_KEYS = {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"}
 #: Keys transformers requires per rope type, v4.57.1 and v5.17.0 (``_check_received_keys``);
 #: ``rope_type`` itself is implied.
 _REQUIRED = {
@@ -60,24 +62,14 @@ _REQUIRED = {
         "dynamic": {"factor"},
         "yarn": {"factor"},
         "longrope": {"short_factor", "long_factor"},
-        "llama3": {
-            "factor",
-            "original_max_position_embeddings",
-            "low_freq_factor",
-            "high_freq_factor",
-        },
+        "llama3": _LLAMA3_KEYS,
     },
     "5.17.0": {
         "linear": {"factor"},
         "dynamic": {"factor"},
         "yarn": {"factor", "original_max_position_embeddings"},
         "longrope": {"short_factor", "long_factor", "original_max_position_embeddings"},
-        "llama3": {
-            "factor",
-            "original_max_position_embeddings",
-            "low_freq_factor",
-            "high_freq_factor",
-        },
+        "llama3": _LLAMA3_KEYS,
     },
 }
 #: The keys each type reads (beside rope_type, rope_theta, partial_rotary_factor).
@@ -102,7 +94,7 @@ _KNOWN_KEYS = {
         "factor",
         "original_max_position_embeddings",
     },
-    "llama3": {"factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor"},
+    "llama3": _LLAMA3_KEYS,
     "proportional": {"factor"},
 }
 #: transformers model types whose attention pairs as Llama's ``rotate_half`` (split-half:
@@ -345,9 +337,7 @@ def _text_config(config: JSONObject) -> JSONObject:
 
 def _model_type(config: JSONObject) -> str:
     kind = config.get("model_type")
-    if isinstance(kind, str):
-        return kind
-    return ""
+    return kind if isinstance(kind, str) else ""
 
 
 def config_encodings(config: JSONObject, *, source: str = "config.json") -> list[Encoding]:
@@ -476,20 +466,17 @@ def _rope_encodings(config: JSONObject, kind: str, source: str) -> list[Encoding
     found = []
     for label, parameters, notes in layers:
         if parameters is None:
-            found.append(
-                Encoding(
-                    source,
-                    "none",
-                    summary=f"no position encoding (NoPE) in {_shown_layers(label)}",
-                    layers=label,
-                    notes=notes,
-                )
-            )
+            found.append(_nope(source, label, notes))
             continue
         encoding = _rope_entry(config, kind, source, parameters, head_dim, longest, label)
         encoding.notes[:0] = [*head_note, *notes]
         found.append(encoding)
     return found
+
+
+def _nope(source: str, layers: str | list[int], notes: list[str]) -> Encoding:
+    summary = f"no position encoding (NoPE) in {_shown_layers(layers)}"
+    return Encoding(source, "none", summary=summary, layers=layers, notes=notes)
 
 
 def _head_dim(config: JSONObject) -> tuple[int, list[str]]:
@@ -891,14 +878,7 @@ def params_encodings(params: JSONObject, *, source: str = "params.json") -> list
         nope = [i for i in range(layers) if (i + 1) % interval == 0]
         encoding.layers = [i for i in range(layers) if (i + 1) % interval]
         encoding.summary = rope_summary(encoding)
-        found.append(
-            Encoding(
-                source,
-                "none",
-                layers=nope,
-                summary=f"no position encoding (NoPE) in {_shown_layers(nope)}",
-            )
-        )
+        found.append(_nope(source, nope, []))
     return found
 
 

@@ -313,7 +313,6 @@ def attention_bias(
     batch, heads, length : int
         ``B``, ``H`` and ``T``.
     dtype : {numpy.float64, numpy.float32, numpy.float16}, optional
-        dtype of the bias.
 
     Returns
     -------
@@ -543,9 +542,7 @@ class Module:
 
     The base class of the layers. A child is an attribute, ``layer.self_attn``, and
     numbered children a list, ``model.layers[0]``; they are named as in PyTorch
-    (``"layers.0.self_attn.in_proj_weight"``). Calling a module runs its ``forward``,
-    which caches what ``backward(dout)`` needs; ``backward`` adds into ``grads`` and
-    returns the gradient with respect to the input.
+    (``"layers.0.self_attn.in_proj_weight"``). Calling a module runs its ``forward``.
 
     Attributes
     ----------
@@ -648,8 +645,6 @@ class Module:
 
 class AttentionCache(NamedTuple):
     """What :meth:`MultiHeadAttention.forward` keeps for the backward pass (and for probes).
-
-    A named tuple.
 
     Parameters
     ----------
@@ -781,12 +776,11 @@ class MultiHeadAttention(Module):
 
     ``in_proj_weight`` stacks the query, key and value projections, ``(3D, D)``,
     drawn Xavier-uniform (biases start at 0); ``out_proj`` is a :class:`Linear`
-    ``(D, D)``. ``forward(x, mask=None, key_padding_mask=None)`` maps ``(B, T, D)`` to
-    ``(B, T, D)``; the masks are PyTorch's ``src_mask`` and ``src_key_padding_mask``
-    (:func:`attention_bias`); ``backward(dout)`` takes the gradient of that output.
-    Afterwards ``attention_scores`` holds the scores before the softmax (scaled, biases
-    and masks included), ``attention_weights`` the weights, both ``(B, H, T, T)``, and
-    ``cache`` an :class:`AttentionCache`.
+    ``(D, D)``. The masks of ``forward`` are PyTorch's ``src_mask`` and
+    ``src_key_padding_mask`` (:func:`attention_bias`). Afterwards ``attention_scores``
+    holds the scores before the softmax (scaled, biases and masks included),
+    ``attention_weights`` the weights, both ``(B, H, T, T)``, and ``cache`` an
+    :class:`AttentionCache`.
 
     Parameters
     ----------
@@ -928,8 +922,7 @@ class EncoderLayer(Module):
     norm2(h + ff(h))``, with ``ff(h) = linear2(activation(linear1(h)))``. Its
     subclasses are the other placements: :class:`PreNormEncoderLayer` and the
     ablations without skip connections; :meth:`of` builds the one a config asks for.
-    Parameter names are those of ``torch.nn.TransformerEncoderLayer``; ``forward`` and
-    ``backward`` take and return what those of :class:`MultiHeadAttention` do.
+    ``forward`` and ``backward`` take and return what those of :class:`MultiHeadAttention` do.
 
     Parameters
     ----------
@@ -1138,7 +1131,6 @@ class Embedding(Module):
     entries drawn from ``rng``, normal with that standard deviation, by default ``1 /
     sqrt(D)``: after the ``sqrt(D)`` scaling each vector has a norm of about
     ``sqrt(D)``, like an encoding vector (PyTorch's ``nn.Embedding`` uses 1).
-    ``forward`` does not check the ids: :class:`TokenModel` does.
 
     Examples
     --------

@@ -64,7 +64,6 @@ class Adam:
     module : sinpe.lab.nn.Module
         The module whose parameters (children included) are optimised.
     lr : float, optional
-        Learning rate (> 0).
     betas : tuple of (float, float), optional
         Decay rates of the first and second moments, each in ``[0, 1)``.
     eps : float, optional
