@@ -23,7 +23,6 @@ beside the encoding: :mod:`sinpe.lab`, the NumPy Transformer the chapters train,
 import functools
 import importlib
 
-from sinpe import _moved
 from sinpe._precision import PrecisionWarning
 from sinpe._validation import LAYOUTS
 from sinpe.conventions import (
@@ -76,8 +75,6 @@ def __getattr__(name: str) -> object:
         return _submodules()
     if name in _submodules():
         return importlib.import_module(f"sinpe.{name}")
-    if name in _moved.MOVED:
-        return importlib.import_module(f"sinpe.{name}")  # deprecated: warns
     raise AttributeError(f"module 'sinpe' has no attribute {name!r}")
 
 

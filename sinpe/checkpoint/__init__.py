@@ -6,11 +6,8 @@ bugs), :mod:`~sinpe.checkpoint.tensors` judges each position tensor of a file, a
 :mod:`~sinpe.checkpoint.cli` is the command. The modules load on first use.
 """
 
-from sinpe._moved import lazy
+from sinpe._lazy import lazy
 
 __all__: list[str] = []  # the wing's names live in its modules
 
-#: The names of sinpe 0.1's module ``sinpe.checkpoint``, now in ``sinpe.checkpoint.tensors``.
-_MOVED = dict.fromkeys(("Finding", "inspect_tensor", "position_tensors"), f"{__name__}.tensors")
-
-__getattr__ = lazy(__name__, _MOVED)
+__getattr__ = lazy(__name__)

@@ -9,7 +9,7 @@
 first use: ``sinpe.lab.nn`` works after ``import sinpe``.
 """
 
-from sinpe._moved import lazy
+from sinpe._lazy import lazy
 
 __all__: list[str] = []  # the wing's names live in its modules
 
