@@ -46,13 +46,17 @@ book: $(STAMP)
 # one after the other (scripts/stages.py): stages that keep one core busy go beside each
 # other or beside the two-core unit tests. The run ends with a table of the seconds each
 # took, so a slow stage is seen the day it appears.
+# The notebooks' two runs lead the two lanes of one entry, the reader's (about 180 s)
+# followed by the throwaway chapter (60 s), the portability run (160 s) by the PDF and
+# the strict build (90 s): both cores stay busy to the end of the entry.
 # Measured in a clean clone (CI=true bash .ci/run, 2026-12-03): unit 94 s beside lint,
 # the PDF 75 s beside the throwaway chapter (55 s alone). browser: the page sweep (about
 # 110 s: axe's audit is 60 s of it, the full-page screenshots 25 s) and the live cells of
 # nine chapters, two at a time (about 105 s: Pyodide's start, 8 s a chapter, and every
 # runnable shown cell); 239 s in the clean clone.
-STAGES := unit:100|lint:30,twins-check:15 notebooks:240:reuse \
-	pdf:80:reuse,book-strict:45,pdf-check:10|new-chapter:180:reuse browser:240
+STAGES := unit:100|lint:30,twins-check:15 \
+	reader:200:reuse,new-chapter:180:reuse|portability:180:reuse,pdf:80:reuse,book-strict:45,pdf-check:10 \
+	browser:240
 
 test: $(STAMP)
 	$(BIN)/python -m scripts.stages $(foreach stage,$(STAGES),'$(stage)')
