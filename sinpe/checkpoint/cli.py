@@ -304,15 +304,8 @@ def _print_report(report: Report) -> None:
 def _as_finding(encoding: Encoding) -> Finding:
     stored = dict(encoding.details["tensor"])
     fixed = {k: stored.pop(k) for k in ("name", "shape", "dtype", "kind", "verdict", "summary")}
-    return Finding(
-        fixed["name"],
-        tuple(fixed["shape"]),
-        fixed["dtype"],
-        fixed["kind"],
-        fixed["verdict"],
-        fixed["summary"],
-        stored,
-    )
+    fixed["shape"] = tuple(fixed["shape"])
+    return Finding(**fixed, details=stored)
 
 
 def _json_ready(value: object) -> object:
