@@ -646,11 +646,7 @@ def check_finite_entries(array: np.ndarray, *, name: str) -> np.ndarray:
 
 
 def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.ndarray:
-    """Return ``values`` as a float64 array after checking every entry is a finite real.
-
-    Booleans, strings, objects and complex numbers raise ``TypeError``; NaN,
-    infinities and integers beyond 2**53 (not exact in float64) raise ``ValueError``.
-    """
+    """Return ``values`` as a float64 array, checked by :data:`POSITIONS` (:class:`RealArray`)."""
     return POSITIONS(values, name)
 
 
