@@ -33,7 +33,7 @@ from sinpe._precision import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
 from sinpe.checkpoint.findings import Encoding, Scaling, ladder, rope_summary
-from sinpe.checkpoint.models import POSITION_NAME
+from sinpe.checkpoint.models import _encodes, position_names
 from sinpe.checkpoint.tables import (
     BUGGY_TABLES,
     _Layout,
@@ -135,11 +135,7 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
         raise TypeError(
             f"tensors must be a dict from sinpe.checkpoint.files.open_tensors, got {tensors!r}"
         )
-    return [
-        name
-        for name, tensor in tensors.items()
-        if POSITION_NAME.search(name) and _floating(tensor.dtype) and math.prod(tensor.shape) > 1
-    ]
+    return [name for name in position_names(tensors) if _encodes(tensors[name])]
 
 
 def _floating(dtype: str) -> bool:
