@@ -646,11 +646,7 @@ def check_finite_entries(array: np.ndarray, *, name: str) -> np.ndarray:
 
 
 def check_real_array(values: npt.ArrayLike, *, name: str = "positions") -> np.ndarray:
-    """Return ``values`` as a float64 array after checking every entry is a finite real.
-
-    Booleans, strings, objects and complex numbers raise ``TypeError``; NaN,
-    infinities and integers beyond 2**53 (not exact in float64) raise ``ValueError``.
-    """
+    """Return ``values`` as a float64 array, checked by :data:`POSITIONS` (:class:`RealArray`)."""
     return POSITIONS(values, name)
 
 
@@ -724,15 +720,8 @@ def check_float_array(
         if array.ndim not in allowed:
             wanted = " or ".join(str(n) for n in allowed)
             raise ValueError(f"{name} must have {wanted} dimensions, got shape {array.shape}")
-    bad = np.isnan(array) | (array == np.inf)
-    if not allow_negative_infinity:
-        bad |= array == -np.inf
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} must be finite, got {array[where]!r} at index {where}; "
-            f"remove or replace NaN and infinite entries"
-        )
+    scores = np.where(array == -np.inf, 0, array) if allow_negative_infinity else array
+    check_finite_entries(scores, name=name)
     return array
 
 

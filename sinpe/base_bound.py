@@ -18,9 +18,7 @@ offset.
 
 The set of good bases is not an interval: a base can pass while a larger one fails
 (Su Jianlin's blog post of 2024-05-29, kexue.fm/archives/10122, which also reports tighter
-values than the paper's). :func:`smallest_base` therefore scans a geometric grid of
-bases upwards and refines the first crossing by bisection: it returns the smallest
-good base *at the grid's resolution* (``ratio``), not a proven infimum.
+values than the paper's), so :func:`smallest_base` answers at its grid's resolution.
 """
 
 from __future__ import annotations

@@ -139,11 +139,6 @@ def frequencies(d_model: int, *, base: float = 10000.0) -> np.ndarray:
         Each is the float64 nearest to the exact value, so the array is the same bit
         for bit on every machine.
 
-    Raises
-    ------
-    TypeError, ValueError
-        For a bad ``d_model`` or ``base``, or frequencies beyond float64.
-
     Notes
     -----
     ``np.power`` is not correctly rounded on every CPU (NumPy's AVX-512 loop is 1 ULP

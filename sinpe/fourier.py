@@ -1,19 +1,8 @@
 """Fourier features: the same sines and cosines, put in front of a network.
 
-NumPy only.
-
-* :func:`integer_features` -- ``[sin x, cos x, ..., sin kx, cos kx]``, the map of
-  the textbook remark: whatever network follows it, the result is
-  ``2 pi``-periodic.
-* :func:`nerf_encoding` -- NeRF's ``gamma(p)`` in the paper's form (eq. 4) and in the
-  form of the official code, with nerf-pytorch's ``Embedder`` options.
-* :func:`gaussian_features` -- Tancik et al.'s ``[sin(2 pi B x) | cos(2 pi B x)]``
-  with :func:`gaussian_matrix` (``B ~ N(0, sigma^2)``), the "basic" ``B = I``,
-  and :func:`log_spaced_matrix` (their axis-aligned positional variant).
-* :func:`psnr` -- peak signal-to-noise ratio for values in [0, 1].
-* :func:`hopper_image` and :func:`interpolation_split` -- the photograph and the
-  train/test split of the image-fitting toy; :func:`feature_regression` -- the fit
-  that the features' kernel alone makes, with no network.
+The map of the textbook remark (:func:`integer_features`: whatever network follows it,
+the result is ``2 pi``-periodic), NeRF's ``gamma(p)`` and Tancik et al.'s Fourier
+features, with the image-fitting toy of chapter 5 that compares them. NumPy only.
 """
 
 from __future__ import annotations

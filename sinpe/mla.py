@@ -11,14 +11,10 @@ position in a separate small sub-vector of each query (``qk_rope_head_dim`` entr
 and one key of that width shared by all heads, rotated by RoPE: the score is the sum
 of a position-free content part and a RoPE part that depends on the offset.
 
-:func:`decoupled_scores` computes one head's scores as transformers'
-``DeepseekV3Attention.forward`` does (``src/transformers/models/deepseek_v3/
-modeling_deepseek_v3.py``, huggingface/transformers commit
-00b676f8f0489b88652a31d70751cc540dd06305): ``cat(q_pass, q_rot) . cat(k_pass, k_rot)``,
-before the ``scaling``; :func:`absorbed_scores` the same from the cached latents with
-``W_UK`` folded into the query. :func:`verify_decoupled_rope` checks the split with
-SymPy (imported on call, as :mod:`sinpe.symbolic`), and :func:`verify_rotation_between`
-that a rotation left between the weights depends on the offset.
+The scores are those of transformers' ``DeepseekV3Attention.forward``
+(``src/transformers/models/deepseek_v3/modeling_deepseek_v3.py``, huggingface/transformers
+commit 00b676f8f0489b88652a31d70751cc540dd06305), and SymPy (imported on call, as
+:mod:`sinpe.symbolic`) checks the split.
 """
 
 from __future__ import annotations

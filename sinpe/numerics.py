@@ -1,10 +1,6 @@
 """Floating-point numerics of the encoding: low precision, reference values, ULPs.
 
-:func:`computed_in` emulates a table computed in float32, float16 or bfloat16;
-:func:`reference_encoding` gives correctly rounded values from mpmath (the
-``reference`` extra); :func:`ulp_error` and :func:`correct_digits` measure the
-difference; :func:`sincos` is the sine and cosine the tables are built from, the same
-bits on every machine. NumPy only otherwise.
+The reference values come from mpmath (the ``reference`` extra); NumPy only otherwise.
 """
 
 from __future__ import annotations

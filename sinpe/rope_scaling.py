@@ -38,7 +38,7 @@ stores Llama 3.1's blend as per-pair divisors (``rope_freqs.weight``). NumPy onl
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -328,7 +328,7 @@ def rope_init(
         return frequencies(rotated, base=base), 1.0
     if rope_type == "longrope":
         return _longrope(parameters, rotated, base, max_position_embeddings, seq_len)
-    factor = _FACTOR(_required(parameters, "factor"), "factor")
+    factor = _required(parameters, "factor", _FACTOR)
     if rope_type == "linear":
         return frequencies(rotated, base=base) / factor, 1.0
     if rope_type == "dynamic":
@@ -337,15 +337,10 @@ def rope_init(
             rotated, factor, base=base, max_position_embeddings=longest, seq_len=seq_len or 1
         )
         return theta, 1.0
-    original = _LENGTH(
-        _required(parameters, "original_max_position_embeddings"),
-        "original_max_position_embeddings",
-    )
+    original = _required(parameters, "original_max_position_embeddings", _LENGTH)
     if rope_type == "llama3":
-        low = Real(0.0, closed="neither")(
-            _required(parameters, "low_freq_factor"), "low_freq_factor"
-        )
-        high = Real(low)(_required(parameters, "high_freq_factor"), "high_freq_factor")
+        low = _required(parameters, "low_freq_factor", Real(0.0, closed="neither"))
+        high = _required(parameters, "high_freq_factor", Real(low))
         if high == low:  # no blend band: each pair kept or divided
             theta = frequencies(rotated, base=base)
             return np.where(2 * math.pi / theta > original / low, theta / factor, theta), 1.0
@@ -361,13 +356,14 @@ def rope_init(
     return _yarn(parameters, rotated, factor, base, original)
 
 
-def _required(parameters: Mapping, key: str) -> Any:
+def _required(parameters: Mapping, key: str, rule: Callable[..., Any] | None = None) -> Any:
+    """``parameters[key]``, checked by ``rule`` if given; missing, transformers' KeyError."""
     if key not in parameters:
         raise KeyError(
             f"rope_parameters of rope_type {parameters.get('rope_type', 'default')!r} needs "
             f"{key!r} (transformers raises KeyError: missing required keys)"
         )
-    return parameters[key]
+    return parameters[key] if rule is None else rule(parameters[key], key)
 
 
 def _yarn(
@@ -393,10 +389,7 @@ def _yarn(
 def _longrope(
     parameters: Mapping, rotated: int, base: float, longest: object, seq_len: int | None
 ) -> tuple[np.ndarray, float]:
-    original = _LENGTH(
-        _required(parameters, "original_max_position_embeddings"),
-        "original_max_position_embeddings",
-    )
+    original = _required(parameters, "original_max_position_embeddings", _LENGTH)
     factor = parameters.get("factor")
     if factor is None:
         factor = _LENGTH(longest, "max_position_embeddings") / original

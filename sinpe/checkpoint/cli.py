@@ -29,7 +29,7 @@ from pathlib import Path
 from sinpe.checkpoint.configs import config_encodings, gguf_encodings, params_encodings
 from sinpe.checkpoint.files import FORMATS, CheckpointError, open_tensors
 from sinpe.checkpoint.findings import Encoding, Report
-from sinpe.checkpoint.models import read_model
+from sinpe.checkpoint.models import _keys, read_model
 from sinpe.checkpoint.tensors import Finding, inspect_tensor, position_tensors, tensor_encoding
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_PROBLEM", "inspect_file", "inspect_path", "main"]
@@ -40,9 +40,6 @@ EXIT_OK = 0
 EXIT_PROBLEM = 1
 #: A usage error, or a file or tensor that cannot be read.
 EXIT_BAD_INPUT = 2
-
-#: Keys listed in a message about a missing key, at most.
-_LISTED_KEYS = 20
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -182,13 +179,6 @@ def _add_tensor(report: Report, finding: Finding | str) -> None:
     )
 
 
-def _keys(tensors: dict) -> str:
-    names = list(tensors)
-    shown = ", ".join(names[:_LISTED_KEYS])
-    more = f" and {len(names) - _LISTED_KEYS} more" if len(names) > _LISTED_KEYS else ""
-    return f"the file holds: {shown}{more}" if names else "the file holds no tensor"
-
-
 def _block(finding: Finding | str) -> str:
     if isinstance(finding, str):
         return f"{finding}\n  verdict: cannot inspect (exit 2)"
@@ -304,15 +294,8 @@ def _print_report(report: Report) -> None:
 def _as_finding(encoding: Encoding) -> Finding:
     stored = dict(encoding.details["tensor"])
     fixed = {k: stored.pop(k) for k in ("name", "shape", "dtype", "kind", "verdict", "summary")}
-    return Finding(
-        fixed["name"],
-        tuple(fixed["shape"]),
-        fixed["dtype"],
-        fixed["kind"],
-        fixed["verdict"],
-        fixed["summary"],
-        stored,
-    )
+    fixed["shape"] = tuple(fixed["shape"])
+    return Finding(**fixed, details=stored)
 
 
 def _json_ready(value: object) -> object:

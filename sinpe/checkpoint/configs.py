@@ -910,48 +910,28 @@ def gguf_encodings(
     context = _context(key("context_length"), f"{arch}.context_length")
     names = set(tensor_names)
     rope_kind = next((k for k, archs in GGUF_ROPE_TYPES.items() if arch in archs), None)
+
+    def found(kind: str, summary: str, **details: object) -> list[Encoding]:
+        shown = {"architecture": arch, **details}
+        return [Encoding(source, kind, summary=summary, context=context, details=shown)]
+
     if arch in _GGUF_ALIBI or key("attention.max_alibi_bias"):
         bias = key("attention.max_alibi_bias", 8.0)
-        return [
-            Encoding(
-                source,
-                "alibi",
-                context=context,
-                summary=f"ALiBi (architecture {arch}), max_alibi_bias {bias:g}",
-                details={"architecture": arch, "max_alibi_bias": bias},
-            )
-        ]
+        return found(
+            "alibi", f"ALiBi (architecture {arch}), max_alibi_bias {bias:g}", max_alibi_bias=bias
+        )
     if "position_embd.weight" in names:
-        return [
-            Encoding(
-                source,
-                "learned",
-                context=context,
-                summary=f"learned absolute positions, position_embd.weight (architecture {arch})",
-                details={"architecture": arch},
-            )
-        ]
+        return found(
+            "learned", f"learned absolute positions, position_embd.weight (architecture {arch})"
+        )
     if arch in ("t5", "t5encoder"):
-        return [
-            Encoding(
-                source,
-                "relative-bias",
-                context=context,
-                details={"architecture": arch},
-                summary=f"T5 relative attention bias (architecture {arch})",
-            )
-        ]
+        return found("relative-bias", f"T5 relative attention bias (architecture {arch})")
     if rope_kind == "NONE":
-        return [
-            Encoding(
-                source,
-                "unknown",
-                context=context,
-                details={"architecture": arch},
-                summary=f"architecture {arch}: llama.cpp runs no RoPE, and no position "
-                f"tensor or ALiBi key says what it runs",
-            )
-        ]
+        return found(
+            "unknown",
+            f"architecture {arch}: llama.cpp runs no RoPE, and no position tensor or ALiBi key "
+            f"says what it runs",
+        )
     return [_gguf_rope(metadata, arch, rope_kind, context, source)]
 
 

@@ -170,10 +170,6 @@ def open_tensors(path: str | Path) -> dict[str, StoredTensor]:
 # --- NumPy ------------------------------------------------------------------------------
 
 
-def _dtype_name(dtype: np.dtype) -> str:
-    return np.dtype(dtype).name
-
-
 def _open_npy(path: Path) -> dict[str, StoredTensor]:
     with path.open("rb") as handle:
         shape, fortran, dtype, offset = _npy_header(handle, path.name)
@@ -185,7 +181,7 @@ def _open_npy(path: Path) -> dict[str, StoredTensor]:
             return np.empty(shape, dtype=dtype, order=order)
         return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=shape, order=order)
 
-    return {path.stem: StoredTensor(path.stem, shape, _dtype_name(dtype), load)}
+    return {path.stem: StoredTensor(path.stem, shape, dtype.name, load)}
 
 
 def _npy_header(handle: IO[bytes], where: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
@@ -225,7 +221,7 @@ def _open_npz(path: Path) -> dict[str, StoredTensor]:
             tensors[name] = StoredTensor(
                 name,
                 shape,
-                _dtype_name(dtype),
+                dtype.name,
                 _npz_loader(path, info, shape, fortran, dtype, header),
             )
     return tensors
@@ -386,12 +382,10 @@ def _open_torch(path: Path) -> dict[str, StoredTensor]:
 def _flatten(value: object, prefix: str, found: dict[str, object], tensor_type: type) -> None:
     if isinstance(value, tensor_type):
         found[prefix or "tensor"] = value
-    elif isinstance(value, dict):
-        for key, item in value.items():
+    elif isinstance(value, dict | list | tuple):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
             _flatten(item, f"{prefix}.{key}" if prefix else str(key), found, tensor_type)
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            _flatten(item, f"{prefix}.{index}" if prefix else str(index), found, tensor_type)
 
 
 def _torch_entry(name: str, tensor: Any) -> StoredTensor:  # torch: untyped here

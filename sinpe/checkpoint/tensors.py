@@ -33,7 +33,7 @@ from sinpe._precision import PrecisionWarning
 from sinpe.alibi import MAX_HEADS, alibi_slopes
 from sinpe.checkpoint.files import CheckpointError, StoredTensor
 from sinpe.checkpoint.findings import Encoding, Scaling, ladder, rope_summary
-from sinpe.checkpoint.models import POSITION_NAME
+from sinpe.checkpoint.models import _encodes, position_names
 from sinpe.checkpoint.tables import (
     BUGGY_TABLES,
     _Layout,
@@ -135,11 +135,7 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
         raise TypeError(
             f"tensors must be a dict from sinpe.checkpoint.files.open_tensors, got {tensors!r}"
         )
-    return [
-        name
-        for name, tensor in tensors.items()
-        if POSITION_NAME.search(name) and _floating(tensor.dtype) and math.prod(tensor.shape) > 1
-    ]
+    return [name for name in position_names(tensors) if _encodes(tensors[name])]
 
 
 def _floating(dtype: str) -> bool:
@@ -541,13 +537,14 @@ def _inspect_vector(name: str, values: np.ndarray, dtype: str) -> Verdict:
     rope = _inspect_inv_freq(vector, tolerance)
     if rope[1] != "unknown" or slopes[1] != "unknown":
         return rope if rope[1] != "unknown" else slopes
-    details = {"reason": f"{rope[2]}; {slopes[2]}"}
-    return (
-        "vector",
-        "unknown",
-        "neither RoPE inv_freq nor ALiBi slopes: " + details["reason"],
-        details,
-    )
+    reason = f"{rope[2]}; {slopes[2]}"
+    return _unknown("vector", "neither RoPE inv_freq nor ALiBi slopes", reason, {})
+
+
+def _unknown(kind: str, what: str, reason: str, details: Details) -> Verdict:
+    """An "unknown" verdict: the summary is ``what`` and the ``reason``, kept in ``details``."""
+    details["reason"] = reason
+    return kind, "unknown", f"{what}: {reason}", details
 
 
 def _relative_tolerance(dtype: str) -> float:
@@ -571,8 +568,7 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
     details: dict = {"rotary_dim": width}
     if (theta <= 0).any() or pairs < 2:
         reason = "frequencies must be positive" if pairs >= 2 else "one pair fixes no base"
-        details["reason"] = reason
-        return "rope", "unknown", f"not a RoPE inv_freq vector: {reason}", details
+        return _unknown("rope", "not a RoPE inv_freq vector", reason, details)
     factor = 1.0 / theta[0]
     index = np.arange(pairs)
     fitted = _power(
@@ -596,27 +592,18 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
             ntk = _as_ntk(theta, width, base, tolerance)
             if ntk:
                 details.update(ntk)
-                return (
-                    "rope",
-                    "ok",
-                    (
-                        f"RoPE, NTK-aware scaling: base {ntk['original_base']:g} x factor "
-                        f"{ntk['factor']:g} ** ({width} / {width - 2}) = {base:g}"
-                    ),
-                    details,
+                summary = (
+                    f"RoPE, NTK-aware scaling: base {ntk['original_base']:g} x factor "
+                    f"{ntk['factor']:g} ** ({width} / {width - 2}) = {base:g}"
                 )
+                return "rope", "ok", summary, details
             return "rope", "ok", f"RoPE, plain: base {base:g}, rotary_dim {width}", details
         factor = _round(factor)
         details.update(scaling="linear", base=base, factor=factor)
-        return (
-            "rope",
-            "ok",
-            (
-                f"RoPE, linear interpolation (Position Interpolation): base {base:g}, "
-                f"factor {factor:g}"
-            ),
-            details,
+        summary = (
+            f"RoPE, linear interpolation (Position Interpolation): base {base:g}, factor {factor:g}"
         )
+        return "rope", "ok", summary, details
     if theta[0] <= 1.0 + tolerance:
         found = _as_ramp(theta, width, tolerance)
         if found:
@@ -624,21 +611,16 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
             label = {"yarn": f"YaRN ({found.get('ramp')} ramp)", "llama3": "Llama 3.1"}[
                 found["scaling"]
             ]
-            return (
-                "rope",
-                "ok",
-                (
-                    f"RoPE, {label}: base {found['base']:g}, factor {found['factor']:g}, "
-                    f"original length {found['original_length']}"
-                ),
-                details,
+            summary = (
+                f"RoPE, {label}: base {found['base']:g}, factor {found['factor']:g}, "
+                f"original length {found['original_length']}"
             )
+            return "rope", "ok", summary, details
     reason = (
         f"the frequencies {theta[0]:.6g}, {theta[1]:.6g}, ... follow no known scaling "
         f"(plain RoPE's are base ** (-2i / {width}), starting at 1)"
     )
-    details["reason"] = reason
-    return "rope", "unknown", f"not a known RoPE inv_freq: {reason}", details
+    return _unknown("rope", "not a known RoPE inv_freq", reason, details)
 
 
 def _as_ntk(theta: np.ndarray, width: int, base: float, tolerance: float) -> Details | None:
@@ -698,8 +680,8 @@ def _inspect_slopes(slopes: np.ndarray, tolerance: float) -> Verdict:
     heads = slopes.size
     details: dict = {"heads": heads}
     if heads > MAX_HEADS:
-        details["reason"] = f"{heads} values: more than {MAX_HEADS} heads"
-        return "alibi", "unknown", f"not ALiBi slopes: {details['reason']}", details
+        reason = f"{heads} values: more than {MAX_HEADS} heads"
+        return _unknown("alibi", "not ALiBi slopes", reason, details)
     expected = alibi_slopes(heads)
     if _close(slopes, expected, tolerance):
         return "alibi", "ok", f"ALiBi slopes of {heads} heads", details
@@ -716,15 +698,10 @@ def _inspect_slopes(slopes: np.ndarray, tolerance: float) -> Verdict:
     for slip, wrong in slips.items():
         if _close(slopes, wrong, tolerance):
             details.update(bug=slip)
-            return (
-                "alibi",
-                "bug",
-                f"ALiBi slopes of {heads} heads with a known slip: {slip}",
-                details,
-            )
+            summary = f"ALiBi slopes of {heads} heads with a known slip: {slip}"
+            return "alibi", "bug", summary, details
     reason = f"slope 0 is {slopes[0]:.6g}, ALiBi's for {heads} heads is {expected[0]:.6g}"
-    details["reason"] = reason
-    return "alibi", "unknown", f"not ALiBi's slopes: {reason}", details
+    return _unknown("alibi", "not ALiBi's slopes", reason, details)
 
 
 # --- a tensor as an Encoding, checked against what the config declares -----------------------

@@ -109,8 +109,10 @@ def _softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     return weights / np.sum(weights, axis=axis, keepdims=True)
 
 
-#: What to pass when an output gradient and its input differ in shape.
-_GRADIENT_HINT = "pass the gradient of the output computed from x"
+def _checked_gradient(dout: npt.ArrayLike, x: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """``(dout, x)`` of a backward function, checked: float arrays of one shape."""
+    hint = "pass the gradient of the output computed from x"
+    return check_pair(dout, x, ("dout", "x"), hint=hint, allow_empty=True, keep_dtype=True)
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -188,10 +190,7 @@ def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     >>> relu_backward([5.0, 5.0], [-1.0, 1.0]).tolist()
     [0.0, 5.0]
     """
-    gradient, values = check_pair(
-        dout, x, ("dout", "x"), hint=_GRADIENT_HINT, allow_empty=True, keep_dtype=True
-    )
-    return _relu_backward(gradient, values)
+    return _relu_backward(*_checked_gradient(dout, x))
 
 
 def gelu(x: npt.ArrayLike) -> np.ndarray:
@@ -221,10 +220,7 @@ def gelu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     >>> round(float(gelu_backward(1.0, 0.0)), 6)  # Phi(0) = 1/2
     0.5
     """
-    gradient, values = check_pair(
-        dout, x, ("dout", "x"), hint=_GRADIENT_HINT, allow_empty=True, keep_dtype=True
-    )
-    return _gelu_backward(gradient, values)
+    return _gelu_backward(*_checked_gradient(dout, x))
 
 
 def softmax_cross_entropy(

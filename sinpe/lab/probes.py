@@ -4,14 +4,9 @@ A head scores query ``t`` against key ``s`` with ``x_t . G x_s``, where ``G`` is
 query-key form (:func:`query_key_form`). Restricted to the sinusoids, ``G`` acts on each
 (sin, cos) pair through a 2 x 2 block, and every 2 x 2 block is a rotation part plus a
 reflection part (:func:`pair_blocks`): the first scores a function of ``s - t`` (look
-``k`` back), the second of ``s + t`` (look at the mirror image). Around the head:
-how peaked its attention is (:func:`attention_entropy`, :func:`attention_on`), which
-pairs turn to angles never seen in training (:func:`unseen_phases`), and what a learned
-position table looks like (:func:`position_spectrum`, :func:`shift_rotation_residual`).
-Around the model: how peaked its attention is (:func:`attention_peak`) and how far it is
-from permutation equivariance (:func:`equivariance_gap`). Throughout, ``model`` is a
-:class:`sinpe.lab.nn.TokenModel` and ``tokens`` a ``(B, T)`` integer array of its ids;
-a measurement runs ``model.forward`` once (its caches are then those of ``tokens``).
+``k`` back), the second of ``s + t`` (look at the mirror image). Throughout, ``model``
+is a :class:`sinpe.lab.nn.TokenModel` and ``tokens`` a ``(B, T)`` integer array of its
+ids; a measurement runs ``model.forward`` once (its caches are then those of ``tokens``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Training the NumPy Transformer of :mod:`sinpe.lab.nn`: the optimiser, the loop, the check.
 
-:class:`Adam` updates a module's parameters from the gradients its backward pass
-accumulated; :func:`train` runs it on fresh batches of a task of :mod:`sinpe.lab.tasks`,
-:func:`fit_regression` on data (one loop for both), and :func:`token_accuracy` scores a
-model; :func:`check_gradients` compares a backward pass with finite differences. The
-model is :mod:`sinpe.lab.nn`, what is read inside it :mod:`sinpe.lab.probes` (nanoGPT's
-``model.py`` / ``train.py`` split). NumPy only.
+One loop serves :func:`train` (batches of a task of :mod:`sinpe.lab.tasks`) and
+:func:`fit_regression` (data). The model is :mod:`sinpe.lab.nn`, what is read inside it
+:mod:`sinpe.lab.probes` (nanoGPT's ``model.py`` / ``train.py`` split). NumPy only.
 """
 
 from __future__ import annotations
