@@ -49,11 +49,11 @@ book: $(STAMP)
 # The notebooks' two runs lead the two lanes of one entry, the reader's (about 180 s)
 # followed by the throwaway chapter (60 s), the portability run (160 s) by the PDF and
 # the strict build (90 s): both cores stay busy to the end of the entry.
-# Measured in a clean clone (CI=true bash .ci/run, 2026-12-03): unit 94 s beside lint,
-# the PDF 75 s beside the throwaway chapter (55 s alone). browser: the page sweep (about
-# 110 s: axe's audit is 60 s of it, the full-page screenshots 25 s) and the live cells of
-# nine chapters, two at a time (about 105 s: Pyodide's start, 8 s a chapter, and every
-# runnable shown cell); 239 s in the clean clone.
+# Measured in a clean clone (CI=true bash .ci/run, 2026-12-03, 565 s in all): unit 90 s
+# beside lint; reader 157 + new-chapter 58 beside portability 152 + pdf 66 + book-strict
+# 25 + pdf-check 3. browser, 211 s: the page sweep (about 110 s: axe's audit is 60 s of
+# it, the full-page screenshots 25 s) and the live cells of nine chapters, two at a time
+# (about 105 s: Pyodide's start, 8 s a chapter, and every runnable shown cell).
 STAGES := unit:100|lint:30,twins-check:15 \
 	reader:200:reuse,new-chapter:180:reuse|portability:180:reuse,pdf:80:reuse,book-strict:45,pdf-check:10 \
 	browser:240
