@@ -54,7 +54,7 @@ from sinpe._validation import (
     constrained,
 )
 from sinpe.core import frequencies
-from sinpe.rope import llama3_frequencies, scaled_frequencies
+from sinpe.rope import _correction_dim, llama3_frequencies, scaled_frequencies
 
 __all__ = [
     "ROPE_TYPES",
@@ -115,11 +115,6 @@ def dynamic_frequencies(
     length = max(seq_len, max_position_embeddings)
     grown = factor * length / max_position_embeddings - (factor - 1)
     return frequencies(d_model, base=base * grown ** (d_model / (d_model - 2)))
-
-
-def _correction_dim(turns: float, d_model: int, base: float, length: int) -> float:
-    """The released ``find_correction_dim``: the pair index turning ``turns`` times."""
-    return d_model * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
 
 
 @constrained(

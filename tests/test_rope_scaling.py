@@ -411,3 +411,15 @@ MUTANTS = [
         "rope_init (yarn): beta_fast 0 taken as 0, not transformers' `or 32`",
     ),
 ]
+
+
+@pytest.mark.parametrize("betas", [(1e308, 1.0), (32.0, 5e-324), (1e308, 1e300)])
+def test_yarn_without_truncation_takes_extreme_accepted_betas(betas):
+    """beta_fast = 1e308 passes its rule; the ramp's end is then far below pair 0, computed
+    in logs (``length / (turns 2 pi)`` underflows to 0, whose log the released formula
+    cannot take), never a bare 'math domain error'."""
+    beta_fast, beta_slow = betas
+    theta = sinpe.frequencies(64)
+    scaled = yarn_frequencies(64, 4.0, beta_fast=beta_fast, beta_slow=beta_slow, truncate=False)
+    assert np.isfinite(scaled).all()
+    assert (scaled <= theta).all() and (scaled >= theta / 4.0 * (1 - 1e-15)).all()
