@@ -28,27 +28,14 @@ lets a pair turn with both image axes at once: pair ``j`` of a head has a freque
 *vector* ``f_j = (f_x, f_y)`` and turns by ``t_x * f_x + t_y * f_y`` at the patch
 ``(t_x, t_y)``. naver-ai/rope-vit draws each head's vectors at a random angle, then
 learns them (``models/vit_rope.py``, commit ce85c2e56c5ff3aadc10e1a849872081f7b86293;
-``deit/models_v2_rope.py`` holds the same functions; long lines wrapped with ``\``)::
-
-    # init_random_2d_freqs(dim, num_heads, theta=10.0, rotate=True), per head:
-    mag = 1 / (theta ** (torch.arange(0, dim, 4)[: (dim // 4)].float() / dim))
-    angles = torch.rand(1) * 2 * torch.pi if rotate else torch.zeros(1)
-    fx = torch.cat([mag * torch.cos(angles), mag * torch.cos(torch.pi/2 + angles)], dim=-1)
-    fy = torch.cat([mag * torch.sin(angles), mag * torch.sin(torch.pi/2 + angles)], dim=-1)
-    # compute_mixed_cis(freqs, t_x, t_y, num_heads):
-    freqs_x = (t_x.unsqueeze(-1) @ freqs[0].unsqueeze(-2)) \
-        .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
-    freqs_y = (t_y.unsqueeze(-1) @ freqs[1].unsqueeze(-2)) \
-        .view(depth, N, num_heads, -1).permute(0, 2, 1, 3)
-    freqs_cis = torch.polar(torch.ones_like(freqs_x), freqs_x + freqs_y)
-
-and ``apply_rotary_emb`` multiplies the interleaved pairs (``reshape(..., -1, 2)`` read
-as complex numbers) by ``freqs_cis``. :func:`mixed_frequencies` is the first function,
-:func:`mixed_angles` the angle of the second, :func:`apply_mixed_rope` the rotation
-(``tests/sources.py`` re-types all three, and ``compute_axial_cis``). With
-``rotate=False`` every vector lies on an axis, the first half of the pairs on ``x``,
-the second on ``y``, and the mixed rotation is the repository's ``compute_axial_cis``:
-:func:`apply_axial_rope` with ``axes_dim = [d/2, d/2]``.
+``deit/models_v2_rope.py`` holds the same functions). :func:`mixed_frequencies` is its
+``init_random_2d_freqs``, :func:`mixed_angles` the angle ``freqs_x + freqs_y`` of its
+``compute_mixed_cis``, :func:`apply_mixed_rope` its ``apply_rotary_emb`` (the interleaved
+pairs read as complex numbers, times ``freqs_cis``); ``tests/sources.py`` quotes all
+three, and ``compute_axial_cis``, line for line. With ``rotate=False`` every vector
+lies on an axis, the first half of the pairs on ``x``, the second on ``y``, and the
+mixed rotation is the repository's ``compute_axial_cis``: :func:`apply_axial_rope` with
+``axes_dim = [d/2, d/2]``.
 """
 
 from __future__ import annotations
@@ -340,10 +327,10 @@ def mixed_frequencies(
     Head ``h`` draws an angle ``phi_h`` uniform in ``[0, 2 pi)``. Its first ``d_head / 4``
     pairs get the vectors ``mag_k (cos phi_h, sin phi_h)``, its last ``d_head / 4`` the
     perpendicular ``mag_k (-sin phi_h, cos phi_h)``, with ``mag_k = base ** (-4 k /
-    d_head)`` (module docstring). The release writes ``cos(pi/2 + phi)`` and ``sin(pi/2 +
-    phi)`` for ``-sin phi`` and ``cos phi``: the same numbers but for rounding
-    (``cos(pi/2)`` is about 6e-17 in float64), and here ``rotate=False`` puts the second
-    half exactly on the ``y`` axis.
+    d_head)``. The release writes ``cos(pi/2 + phi)`` and ``sin(pi/2 + phi)`` for ``-sin
+    phi`` and ``cos phi``: the same numbers but for rounding (``cos(pi/2)`` is about
+    6e-17 in float64), and here ``rotate=False`` puts the second half exactly on the ``y``
+    axis.
 
     Parameters
     ----------
@@ -423,7 +410,7 @@ def _two_rows(rows: npt.ArrayLike) -> np.ndarray:
 def mixed_angles(positions: npt.ArrayLike, frequencies: npt.ArrayLike) -> np.ndarray:
     """The angle of every pair at every position: ``t_x * f_x + t_y * f_y`` (RoPE-Mixed).
 
-    ``compute_mixed_cis``'s ``freqs_x + freqs_y`` (module docstring), for any shapes.
+    ``compute_mixed_cis``'s ``freqs_x + freqs_y``, for any shapes.
 
     Parameters
     ----------
