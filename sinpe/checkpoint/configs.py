@@ -777,11 +777,9 @@ def gguf_encodings(
     arch = metadata.get("general.architecture")
     if not isinstance(arch, str):
         raise CheckpointError("the GGUF file has no general.architecture string")
-
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
-    context = _context(key("context_length"), f"{arch}.context_length")
+    # the architecture's keys without its prefix: "rope.freq_base" is f"{arch}.rope.freq_base"
+    keys = {k.removeprefix(f"{arch}."): v for k, v in metadata.items() if k.startswith(f"{arch}.")}
+    context = _context(keys.get("context_length"), f"{arch}.context_length")
     names = set(tensor_names)
     rope_kind = next((k for k, archs in GGUF_ROPE_TYPES.items() if arch in archs), None)
 
@@ -789,8 +787,8 @@ def gguf_encodings(
         shown = {"architecture": arch, **details}
         return [Encoding(source, kind, summary=summary, context=context, details=shown)]
 
-    if arch in _GGUF_ALIBI or key("attention.max_alibi_bias"):
-        bias = key("attention.max_alibi_bias", 8.0)
+    if arch in _GGUF_ALIBI or keys.get("attention.max_alibi_bias"):
+        bias = keys.get("attention.max_alibi_bias", 8.0)
         return found(
             "alibi", f"ALiBi (architecture {arch}), max_alibi_bias {bias:g}", max_alibi_bias=bias
         )
@@ -806,68 +804,55 @@ def gguf_encodings(
             f"architecture {arch}: llama.cpp runs no RoPE, and no position tensor or ALiBi key "
             f"says what it runs",
         )
-    return [_gguf_rope(metadata, arch, rope_kind, context, source)]
+    return [_gguf_rope(keys, arch, rope_kind, context, source)]
 
 
 def _gguf_rope(
-    metadata: Mapping[str, GGUFValue],
-    arch: str,
-    rope_kind: str | None,
-    context: int | None,
-    source: str,
+    keys: dict[str, GGUFValue], arch: str, rope_kind: str | None, context: int | None, source: str
 ) -> Encoding:
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
     notes = []
-    base = key("rope.freq_base")
+    base = keys.get("rope.freq_base")
     if base is None:
         base = DEFAULT_BASE
         notes.append(f"{arch}.rope.freq_base not set: llama.cpp defaults to {DEFAULT_BASE:g}")
     base = _number(base, f"{arch}.rope.freq_base")
-    width, heads = key("embedding_length"), key("attention.head_count")
-    head_dim = key("attention.key_length")
+    width, heads = keys.get("embedding_length"), keys.get("attention.head_count")
+    head_dim = keys.get("attention.key_length")
     if head_dim is None and width is not None and heads is not None:
         head_dim = _integer(width, f"{arch}.embedding_length", 2**24) // _integer(
             heads, f"{arch}.attention.head_count"
         )
     elif head_dim is not None:
         head_dim = _integer(head_dim, f"{arch}.attention.key_length")
-    rotary = key("rope.dimension_count", head_dim)
+    rotary = keys.get("rope.dimension_count", head_dim)
     if rotary is None:
         raise CheckpointError(
             f"the GGUF file has no {arch}.rope.dimension_count, and no embedding_length and "
             f"attention.head_count to derive the head width from"
         )
     rotary = _integer(rotary, f"{arch}.rope.dimension_count")
-    scaling = _gguf_scaling(metadata, arch, notes)
+    scaling = _gguf_scaling(keys, arch, notes)
     pairing = "unknown" if rope_kind is None else _GGUF_PAIRING.get(rope_kind, "unknown")
     if pairing == "unknown":
         notes.append(
             f"pairing unknown: llama.cpp's llama_model_rope_type gives architecture "
             f"{arch!r} {'no fixed type' if rope_kind is None else rope_kind}"
         )
-    sections = key("rope.dimension_sections")
+    sections = keys.get("rope.dimension_sections")
     theta = frequencies(rotary, base=base)
-    if scaling is not None and scaling.type == "linear" and scaling.factor:
+    if scaling is not None and scaling.factor and scaling.type == "linear":
         theta = theta / scaling.factor
-    elif (
-        scaling is not None
-        and scaling.type == "yarn"
-        and scaling.factor
-        and scaling.original_context
-    ):
-        theta, _ = rope_init(
-            {
+    elif scaling is not None and scaling.factor and scaling.type == "yarn":
+        if scaling.original_context:
+            yarn = {
                 "rope_type": "yarn",
                 "rope_theta": base,
                 "factor": scaling.factor,
                 "original_max_position_embeddings": scaling.original_context,
-                "beta_fast": key("rope.scaling.yarn_beta_fast"),
-                "beta_slow": key("rope.scaling.yarn_beta_slow"),
-            },
-            rotary,
-        )
+                "beta_fast": keys.get("rope.scaling.yarn_beta_fast"),
+                "beta_slow": keys.get("rope.scaling.yarn_beta_slow"),
+            }
+            theta, _ = rope_init(yarn, rotary)
     encoding = Encoding(
         source,
         "rope",
@@ -887,14 +872,11 @@ def _gguf_rope(
     return encoding
 
 
-def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]) -> Scaling | None:
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
-    kind = key("rope.scaling.type")
-    factor = key("rope.scaling.factor")
-    legacy = key("rope.scale_linear")
-    original = key("rope.scaling.original_context_length")
+def _gguf_scaling(keys: dict[str, GGUFValue], arch: str, notes: list[str]) -> Scaling | None:
+    kind = keys.get("rope.scaling.type")
+    factor = keys.get("rope.scaling.factor")
+    legacy = keys.get("rope.scale_linear")
+    original = keys.get("rope.scaling.original_context_length")
     if kind is None and legacy is not None:
         notes.append(f"the legacy key {arch}.rope.scale_linear: linear scaling by {legacy:g}")
         kind, factor = "linear", legacy
@@ -905,7 +887,7 @@ def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]
             f"unknown {arch}.rope.scaling.type {kind!r}; llama.cpp knows {', '.join(_GGUF_SCALING)}"
         )
     extra = {
-        name.rsplit(".", 1)[1]: metadata[f"{arch}.{name}"]
+        name.rsplit(".", 1)[1]: keys[name]
         for name in (
             "rope.scaling.attn_factor",
             "rope.scaling.yarn_log_multiplier",
@@ -915,7 +897,7 @@ def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]
             "rope.scaling.yarn_beta_slow",
             "rope.scaling.finetuned",
         )
-        if f"{arch}.{name}" in metadata
+        if name in keys
     }
     return Scaling(
         kind,
