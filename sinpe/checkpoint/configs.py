@@ -522,11 +522,6 @@ def _rope_entry(
             f"pairing unknown: frequencies cannot tell interleaved from split-half, "
             f"and sinpe knows no convention for model_type {kind or 'missing'!r}"
         )
-    if isinstance(given.get("mrope_section"), list):
-        notes.append(
-            f"M-RoPE: the pairs are split {given['mrope_section']} among time, "
-            f"height and width positions (transformers reads it as 'default')"
-        )
     steps = ladder(theta, rotary if rope_type != "proportional" else head_dim, base, scaling)
     encoding = Encoding(
         source,
@@ -544,6 +539,10 @@ def _rope_entry(
         details={"attention_factor": attention, "inv_freq": theta},
     )
     if isinstance(given.get("mrope_section"), list):
+        encoding.notes.append(
+            f"M-RoPE: the pairs are split {given['mrope_section']} among time, "
+            f"height and width positions (transformers reads it as 'default')"
+        )
         encoding.details["mrope_section"] = given["mrope_section"]
     encoding.summary = rope_summary(encoding)
     return encoding
@@ -677,9 +676,6 @@ def _phi3_checks(config: JSONObject, given: JSONObject, head_dim: int) -> list[s
     return found
 
 
-# --- the ladder and the summary ------------------------------------------------------------
-
-
 def implied_frequencies(encoding: Encoding) -> np.ndarray | None:
     """The inv_freq an encoding implies (float64), or None (not RoPE)."""
     return encoding.details.get("inv_freq")
@@ -742,7 +738,6 @@ def params_encodings(params: JSONObject, *, source: str = "params.json") -> list
         ladder=ladder(theta, head_dim, base, scaling),
         details={"attention_factor": 1.0, "inv_freq": theta},
     )
-    encoding.summary = rope_summary(encoding)
     found = [encoding]
     interval = params.get("nope_layer_interval")
     layers = params.get("n_layers")
@@ -751,8 +746,8 @@ def params_encodings(params: JSONObject, *, source: str = "params.json") -> list
         layers = _integer(layers, "n_layers")
         nope = [i for i in range(layers) if (i + 1) % interval == 0]
         encoding.layers = [i for i in range(layers) if (i + 1) % interval]
-        encoding.summary = rope_summary(encoding)
         found.append(_nope(source, nope, []))
+    encoding.summary = rope_summary(encoding)
     return found
 
 
