@@ -138,10 +138,6 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
     return [name for name in position_names(tensors) if _encodes(tensors[name])]
 
 
-def _floating(dtype: str) -> bool:
-    return dtype.startswith(("float", "bfloat"))
-
-
 def inspect_tensor(stored: StoredTensor) -> Finding:
     """Read one tensor of :func:`~sinpe.checkpoint.files.open_tensors`: which encoding is it?
 
@@ -166,7 +162,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
             f"stored must be a StoredTensor (from sinpe.checkpoint.files.open_tensors), "
             f"got {stored!r}"
         )
-    if not _floating(stored.dtype):
+    if not stored.dtype.startswith(("float", "bfloat")):
         guess = " (position ids?)" if stored.dtype.startswith(("int", "uint")) else ""
         raise CheckpointError(
             f"{stored.name} holds {stored.dtype} values{guess}, not real floating-point "
@@ -574,18 +570,9 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
     fitted = _power(
         math.e, -pairs * float(np.sum(index * np.log(theta * factor)) / np.sum(index**2))
     )
-    base = (
-        next(
-            (
-                b
-                for b in (_round(fitted), fitted)
-                if _close(theta * factor, frequencies(width, base=b), tolerance)
-            ),
-            None,
-        )
-        if math.isfinite(fitted) and fitted > 1
-        else None
-    )
+    bases = (_round(fitted), fitted) if math.isfinite(fitted) and fitted > 1 else ()
+    fits = (b for b in bases if _close(theta * factor, frequencies(width, base=b), tolerance))
+    base = next(fits, None)
     if base is not None:
         if _close(np.array([factor]), np.array([1.0]), tolerance):
             details.update(scaling="plain", base=base, factor=1.0)
@@ -658,21 +645,16 @@ def _ramp_of(
     theta: np.ndarray, width: int, base: float, factor: float, tolerance: float
 ) -> Details | None:
     for length in _LENGTHS:
+        found = {"base": base, "factor": factor, "original_length": length}
         for ramp in ("released", "paper"):
             expected = scaled_frequencies(
                 width, factor, method="yarn", base=base, original_length=length, ramp=ramp
             )
             if _close(theta, expected, tolerance):
-                return {
-                    "scaling": "yarn",
-                    "ramp": ramp,
-                    "base": base,
-                    "factor": factor,
-                    "original_length": length,
-                }
+                return {"scaling": "yarn", "ramp": ramp, **found}
         expected = llama3_frequencies(width, factor, base=base, original_length=length)
         if _close(theta, expected, tolerance):
-            return {"scaling": "llama3", "base": base, "factor": factor, "original_length": length}
+            return {"scaling": "llama3", **found}
     return None
 
 
