@@ -44,8 +44,7 @@ EXIT_BAD_INPUT = 2
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sinpe",
-        description="Tools of the sinpe book on the sinusoidal positional encoding.",
+        prog="sinpe", description="Tools of the sinpe book on the sinusoidal positional encoding."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     inspect = commands.add_parser(

@@ -487,12 +487,7 @@ def _ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def _computed_in(
-    match: _Match,
-    sample: np.ndarray,
-    picks: np.ndarray,
-    width: int,
-    exact: np.ndarray,
-    dtype: str,
+    match: _Match, sample: np.ndarray, picks: np.ndarray, width: int, exact: np.ndarray, dtype: str
 ) -> str:
     """The precision the phases were computed in, from how the error grows with the phase.
 
