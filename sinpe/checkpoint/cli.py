@@ -186,18 +186,14 @@ def _block(finding: Finding | str) -> str:
     lines = [f"{finding.name}  ({shape}, {finding.dtype}, {finding.kind})"]
     found = finding.details
     if "conventions" in found:  # a table of known conventions: one line per finding
-        names = ", ".join(found["conventions"])
-        lines.append(
-            f"  convention: {names}{' (the same table)' if len(found['conventions']) > 1 else ''}"
-        )
-        lines.append(
-            f"  base {found['base']:g}, {found['spacing']} spacing, {found['layout']} layout"
-        )
-        lines.append(f"  first position: {found['first_position']}")
-        lines.append(
+        same = " (the same table)" if len(found["conventions"]) > 1 else ""
+        lines += [
+            f"  convention: {', '.join(found['conventions'])}{same}",
+            f"  base {found['base']:g}, {found['spacing']} spacing, {found['layout']} layout",
+            f"  first position: {found['first_position']}",
             f"  precision: within {found['max_ulp']:.3g} ULP of {finding.dtype} of the exact "
-            f"table (computed in {found['computed_in']})"
-        )
+            f"table (computed in {found['computed_in']})",
+        ]
         if "bug" in found:
             lines.append(f"  known bug: {found['bug']}")
     else:
@@ -270,19 +266,16 @@ def _print_report(report: Report) -> None:
     tensors_only = all("tensor" in e.details for e in report.encodings)
     findings: list[Finding | str] = []
     for encoding in report.encodings:
-        if "tensor" in encoding.details and tensors_only:
-            findings.append(_as_finding(encoding))
-            print(_block(findings[-1]))
-        elif "tensor" in encoding.details:
-            print(_block(_as_finding(encoding)))
-            lines = [f"  PROBLEM: {p}" for p in encoding.problems]
-            if not encoding.problems:
-                lines.append(f"  against the config: {encoding.summary}")
-            print("\n".join(lines))
-        else:
+        if "tensor" not in encoding.details:
             print(_config_block(encoding))
+            continue
+        findings.append(_as_finding(encoding))
+        print(_block(findings[-1]))
+        if not tensors_only:  # checked against the config
+            lines = [f"  PROBLEM: {p}" for p in encoding.problems]
+            print("\n".join(lines or [f"  against the config: {encoding.summary}"]))
+    findings += report.unreadable
     for message in report.unreadable:
-        findings.append(message)
         print(_block(message))
     if tensors_only:
         print(_summary(findings, report.exit_code))
