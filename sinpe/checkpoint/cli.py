@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -246,9 +247,7 @@ def _config_block(encoding: Encoding) -> str:
 
 
 def _report_summary(report: Report) -> str:
-    kinds: dict[str, int] = {}
-    for encoding in report.encodings:
-        kinds[encoding.kind] = kinds.get(encoding.kind, 0) + 1
+    kinds = Counter(encoding.kind for encoding in report.encodings)
     count = len(report.encodings)
     parts = [f"{count} encoding{'s' if count != 1 else ''}"]
     parts.append(", ".join(f"{n} {kind}" for kind, n in kinds.items()) or "none")

@@ -516,7 +516,8 @@ def _rope_entry(
         rotary = _integer(config["rotary_dim"], "rotary_dim")
         theta = frequencies(rotary, base=base)
     scaling = _scaling(parameters, rope_type, longest)
-    pairing = _pairing(config, kind)
+    interleaved = config.get("rope_interleave") is True
+    pairing = "interleaved" if interleaved else _HF_PAIRING.get(kind, "unknown")
     if pairing == "unknown":
         notes.append(
             f"pairing unknown: frequencies cannot tell interleaved from split-half, "
@@ -552,12 +553,6 @@ def _mla_head(config: JSONObject) -> int | None:
     nope = config.get("qk_nope_head_dim")
     rope = config.get("qk_rope_head_dim")
     return nope + rope if isinstance(nope, int) and isinstance(rope, int) else None
-
-
-def _pairing(config: JSONObject, kind: str) -> str:
-    if config.get("rope_interleave") is True:
-        return "interleaved"
-    return _HF_PAIRING.get(kind, "unknown")
 
 
 def _scaling(parameters: JSONObject, rope_type: str, longest: int | None) -> Scaling | None:

@@ -698,7 +698,7 @@ def tensor_encoding(stored: StoredTensor, declared: Sequence[Encoding] = ()) -> 
     """
     name = stored.name
     rope = next((e for e in declared if e.kind == "rope"), None)
-    if _is_gguf_factors(name):
+    if name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short.")):
         return _gguf_factors(stored, rope)
     finding = inspect_tensor(stored)
     found = Encoding(
@@ -734,12 +734,7 @@ _KIND_OF = {"table": "sinusoidal", "rope": "rope", "alibi": "alibi"}
 
 
 def _is_inv_freq(name: str) -> bool:
-    lowered = name.lower()
-    return lowered.endswith("inv_freq") or lowered.endswith("rope.freqs")
-
-
-def _is_gguf_factors(name: str) -> bool:
-    return name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short."))
+    return name.lower().endswith(("inv_freq", "rope.freqs"))
 
 
 def _table_encoding(found: Encoding, finding: Finding, declared: Sequence[Encoding]) -> None:
