@@ -749,9 +749,7 @@ def _table_encoding(found: Encoding, finding: Finding, declared: Sequence[Encodi
         found.kind = "learned"
         if untrained:
             found.notes.append("its entries look like N(0, 0.02) noise: an untrained table?")
-        found.summary = (
-            f"a learned table of {details.get('rows')} positions (as the model declares)"
-        )
+        found.summary = f"a learned table of {found.context} positions (as the model declares)"
         return
     if finding.verdict == "unknown":
         found.kind = "unknown"
