@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -44,8 +45,7 @@ EXIT_BAD_INPUT = 2
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sinpe",
-        description="Tools of the sinpe book on the sinusoidal positional encoding.",
+        prog="sinpe", description="Tools of the sinpe book on the sinusoidal positional encoding."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     inspect = commands.add_parser(
@@ -187,18 +187,14 @@ def _block(finding: Finding | str) -> str:
     lines = [f"{finding.name}  ({shape}, {finding.dtype}, {finding.kind})"]
     found = finding.details
     if "conventions" in found:  # a table of known conventions: one line per finding
-        names = ", ".join(found["conventions"])
-        lines.append(
-            f"  convention: {names}{' (the same table)' if len(found['conventions']) > 1 else ''}"
-        )
-        lines.append(
-            f"  base {found['base']:g}, {found['spacing']} spacing, {found['layout']} layout"
-        )
-        lines.append(f"  first position: {found['first_position']}")
-        lines.append(
+        same = " (the same table)" if len(found["conventions"]) > 1 else ""
+        lines += [
+            f"  convention: {', '.join(found['conventions'])}{same}",
+            f"  base {found['base']:g}, {found['spacing']} spacing, {found['layout']} layout",
+            f"  first position: {found['first_position']}",
             f"  precision: within {found['max_ulp']:.3g} ULP of {finding.dtype} of the exact "
-            f"table (computed in {found['computed_in']})"
-        )
+            f"table (computed in {found['computed_in']})",
+        ]
         if "bug" in found:
             lines.append(f"  known bug: {found['bug']}")
     else:
@@ -251,9 +247,7 @@ def _config_block(encoding: Encoding) -> str:
 
 
 def _report_summary(report: Report) -> str:
-    kinds: dict[str, int] = {}
-    for encoding in report.encodings:
-        kinds[encoding.kind] = kinds.get(encoding.kind, 0) + 1
+    kinds = Counter(encoding.kind for encoding in report.encodings)
     count = len(report.encodings)
     parts = [f"{count} encoding{'s' if count != 1 else ''}"]
     parts.append(", ".join(f"{n} {kind}" for kind, n in kinds.items()) or "none")
@@ -271,19 +265,16 @@ def _print_report(report: Report) -> None:
     tensors_only = all("tensor" in e.details for e in report.encodings)
     findings: list[Finding | str] = []
     for encoding in report.encodings:
-        if "tensor" in encoding.details and tensors_only:
-            findings.append(_as_finding(encoding))
-            print(_block(findings[-1]))
-        elif "tensor" in encoding.details:
-            print(_block(_as_finding(encoding)))
-            lines = [f"  PROBLEM: {p}" for p in encoding.problems]
-            if not encoding.problems:
-                lines.append(f"  against the config: {encoding.summary}")
-            print("\n".join(lines))
-        else:
+        if "tensor" not in encoding.details:
             print(_config_block(encoding))
+            continue
+        findings.append(_as_finding(encoding))
+        print(_block(findings[-1]))
+        if not tensors_only:  # checked against the config
+            lines = [f"  PROBLEM: {p}" for p in encoding.problems]
+            print("\n".join(lines or [f"  against the config: {encoding.summary}"]))
+    findings += report.unreadable
     for message in report.unreadable:
-        findings.append(message)
         print(_block(message))
     if tensors_only:
         print(_summary(findings, report.exit_code))

@@ -132,162 +132,36 @@ _SINUSOIDAL = ("marian", "m2m_100", "fsmt", "pegasus", "speech_to_text", "xglm")
 #: tree vendored in llama-cpp-python 0.3.36); architectures decided at load time (glm4,
 #: bailingmoe3, hunyuan-vl, dflash) are left out, so they read as unknown.
 GGUF_ROPE_TYPES = {
-    "NORM": frozenset(
-        (
-            "arcee",
-            "arctic",
-            "baichuan",
-            "bailingmoe",
-            "chameleon",
-            "chatglm",
-            "cohere2",
-            "cohere2moe",
-            "command-r",
-            "deci",
-            "deepseek",
-            "deepseek2",
-            "deepseek2-ocr",
-            "deepseek32",
-            "deepseek4",
-            "dots3note",
-            "eagle3",
-            "ernie4_5",
-            "ernie4_5-moe",
-            "glm-dsa",
-            "granite",
-            "granite_swa",
-            "granitehybrid",
-            "granitemoe",
-            "graniteswitch",
-            "hy_v4",
-            "internlm2",
-            "llada",
-            "llama",
-            "llama-embed",
-            "llama4",
-            "maincoder",
-            "minicpm",
-            "mistral3",
-            "mistral4",
-            "muse-glimmer",
-            "nanbeige",
-            "neo-bert",
-            "olmo",
-            "plm",
-            "pockettts",
-            "smollm3",
-            "starcoder",
-            "xverse",
-        )
-    ),
-    "NEOX": frozenset(
-        (
-            "afmoe",
-            "apertus",
-            "bailingmoe2",
-            "bert",
-            "bitnet",
-            "codeshell",
-            "cogvlm",
-            "dbrx",
-            "dots1",
-            "dream",
-            "eurobert",
-            "exaone",
-            "exaone-moe",
-            "exaone4",
-            "falcon",
-            "falcon-h1",
-            "gemma",
-            "gemma-embedding",
-            "gemma2",
-            "gemma3",
-            "gemma3n",
-            "gemma4",
-            "gemma4-assistant",
-            "gpt-oss",
-            "gptneox",
-            "grok",
-            "grovemoe",
-            "hrm_text",
-            "hunyuan-dense",
-            "hunyuan-moe",
-            "hy_v3",
-            "jais2",
-            "jina-bert-v3",
-            "laguna",
-            "lfm2",
-            "lfm2moe",
-            "llada-moe",
-            "maple",
-            "mellum",
-            "mimo2",
-            "minicpm3",
-            "minimax-01",
-            "minimax-m2",
-            "minimax-m3",
-            "modern-bert",
-            "nemotron",
-            "nomic-bert",
-            "nomic-bert-moe",
-            "olmo2",
-            "olmoe",
-            "openelm",
-            "orion",
-            "pangu-embedded",
-            "phi2",
-            "phi3",
-            "phimoe",
-            "plamo",
-            "plamo2",
-            "plamo3",
-            "qwen",
-            "qwen2",
-            "qwen2moe",
-            "qwen3",
-            "qwen3moe",
-            "qwen3next",
-            "rnd1",
-            "seed_oss",
-            "smallthinker",
-            "spark2_5",
-            "stablelm",
-            "starcoder2",
-            "step35",
-            "talkie",
-        )
-    ),
-    "MROPE": frozenset(("dflash", "paddleocr", "qwen2vl")),
-    "IMROPE": frozenset(("qwen35", "qwen35moe", "qwen3tts", "qwen3vl", "qwen3vlmoe", "qwen4exp")),
-    "NONE": frozenset(
-        (
-            "(unknown)",
-            "arwkv7",
-            "bloom",
-            "clip",
-            "glm5-next",
-            "gpt2",
-            "gptj",
-            "jais",
-            "jamba",
-            "jina-bert-v2",
-            "kimi-k3",
-            "kimi-linear",
-            "mamba",
-            "mamba2",
-            "mpt",
-            "nemotron_h",
-            "nemotron_h_moe",
-            "refact",
-            "rwkv6",
-            "rwkv6qwen2",
-            "rwkv7",
-            "t5",
-            "t5encoder",
-            "wavtokenizer-dec",
-        )
-    ),
-}
+    "NORM": frozenset({
+        "arcee", "arctic", "baichuan", "bailingmoe", "chameleon", "chatglm", "cohere2",
+        "cohere2moe", "command-r", "deci", "deepseek", "deepseek2", "deepseek2-ocr", "deepseek32",
+        "deepseek4", "dots3note", "eagle3", "ernie4_5", "ernie4_5-moe", "glm-dsa", "granite",
+        "granite_swa", "granitehybrid", "granitemoe", "graniteswitch", "hy_v4", "internlm2",
+        "llada", "llama", "llama-embed", "llama4", "maincoder", "minicpm", "mistral3", "mistral4",
+        "muse-glimmer", "nanbeige", "neo-bert", "olmo", "plm", "pockettts", "smollm3", "starcoder",
+        "xverse",
+    }),
+    "NEOX": frozenset({
+        "afmoe", "apertus", "bailingmoe2", "bert", "bitnet", "codeshell", "cogvlm", "dbrx",
+        "dots1", "dream", "eurobert", "exaone", "exaone-moe", "exaone4", "falcon", "falcon-h1",
+        "gemma", "gemma-embedding", "gemma2", "gemma3", "gemma3n", "gemma4", "gemma4-assistant",
+        "gpt-oss", "gptneox", "grok", "grovemoe", "hrm_text", "hunyuan-dense", "hunyuan-moe",
+        "hy_v3", "jais2", "jina-bert-v3", "laguna", "lfm2", "lfm2moe", "llada-moe", "maple",
+        "mellum", "mimo2", "minicpm3", "minimax-01", "minimax-m2", "minimax-m3", "modern-bert",
+        "nemotron", "nomic-bert", "nomic-bert-moe", "olmo2", "olmoe", "openelm", "orion",
+        "pangu-embedded", "phi2", "phi3", "phimoe", "plamo", "plamo2", "plamo3", "qwen", "qwen2",
+        "qwen2moe", "qwen3", "qwen3moe", "qwen3next", "rnd1", "seed_oss", "smallthinker",
+        "spark2_5", "stablelm", "starcoder2", "step35", "talkie",
+    }),
+    "MROPE": frozenset({"dflash", "paddleocr", "qwen2vl"}),
+    "IMROPE": frozenset({"qwen35", "qwen35moe", "qwen3tts", "qwen3vl", "qwen3vlmoe", "qwen4exp"}),
+    "NONE": frozenset({
+        "(unknown)", "arwkv7", "bloom", "clip", "glm5-next", "gpt2", "gptj", "jais", "jamba",
+        "jina-bert-v2", "kimi-k3", "kimi-linear", "mamba", "mamba2", "mpt", "nemotron_h",
+        "nemotron_h_moe", "refact", "rwkv6", "rwkv6qwen2", "rwkv7", "t5", "t5encoder",
+        "wavtokenizer-dec",
+    }),
+}  # fmt: skip
 _GGUF_PAIRING = {"NORM": "interleaved", "NEOX": "concat"}
 #: GGUF architectures with ALiBi (llama.cpp's graphs with ``max_alibi_bias``).
 _GGUF_ALIBI = ("bloom", "mpt", "jais", "jina-bert-v2", "refact")
@@ -642,16 +516,12 @@ def _rope_entry(
         rotary = _integer(config["rotary_dim"], "rotary_dim")
         theta = frequencies(rotary, base=base)
     scaling = _scaling(parameters, rope_type, longest)
-    pairing = _pairing(config, kind)
+    interleaved = config.get("rope_interleave") is True
+    pairing = "interleaved" if interleaved else _HF_PAIRING.get(kind, "unknown")
     if pairing == "unknown":
         notes.append(
             f"pairing unknown: frequencies cannot tell interleaved from split-half, "
             f"and sinpe knows no convention for model_type {kind or 'missing'!r}"
-        )
-    if isinstance(given.get("mrope_section"), list):
-        notes.append(
-            f"M-RoPE: the pairs are split {given['mrope_section']} among time, "
-            f"height and width positions (transformers reads it as 'default')"
         )
     steps = ladder(theta, rotary if rope_type != "proportional" else head_dim, base, scaling)
     encoding = Encoding(
@@ -670,6 +540,10 @@ def _rope_entry(
         details={"attention_factor": attention, "inv_freq": theta},
     )
     if isinstance(given.get("mrope_section"), list):
+        encoding.notes.append(
+            f"M-RoPE: the pairs are split {given['mrope_section']} among time, "
+            f"height and width positions (transformers reads it as 'default')"
+        )
         encoding.details["mrope_section"] = given["mrope_section"]
     encoding.summary = rope_summary(encoding)
     return encoding
@@ -679,12 +553,6 @@ def _mla_head(config: JSONObject) -> int | None:
     nope = config.get("qk_nope_head_dim")
     rope = config.get("qk_rope_head_dim")
     return nope + rope if isinstance(nope, int) and isinstance(rope, int) else None
-
-
-def _pairing(config: JSONObject, kind: str) -> str:
-    if config.get("rope_interleave") is True:
-        return "interleaved"
-    return _HF_PAIRING.get(kind, "unknown")
 
 
 def _scaling(parameters: JSONObject, rope_type: str, longest: int | None) -> Scaling | None:
@@ -803,9 +671,6 @@ def _phi3_checks(config: JSONObject, given: JSONObject, head_dim: int) -> list[s
     return found
 
 
-# --- the ladder and the summary ------------------------------------------------------------
-
-
 def implied_frequencies(encoding: Encoding) -> np.ndarray | None:
     """The inv_freq an encoding implies (float64), or None (not RoPE)."""
     return encoding.details.get("inv_freq")
@@ -868,7 +733,6 @@ def params_encodings(params: JSONObject, *, source: str = "params.json") -> list
         ladder=ladder(theta, head_dim, base, scaling),
         details={"attention_factor": 1.0, "inv_freq": theta},
     )
-    encoding.summary = rope_summary(encoding)
     found = [encoding]
     interval = params.get("nope_layer_interval")
     layers = params.get("n_layers")
@@ -877,8 +741,8 @@ def params_encodings(params: JSONObject, *, source: str = "params.json") -> list
         layers = _integer(layers, "n_layers")
         nope = [i for i in range(layers) if (i + 1) % interval == 0]
         encoding.layers = [i for i in range(layers) if (i + 1) % interval]
-        encoding.summary = rope_summary(encoding)
         found.append(_nope(source, nope, []))
+    encoding.summary = rope_summary(encoding)
     return found
 
 
@@ -903,11 +767,9 @@ def gguf_encodings(
     arch = metadata.get("general.architecture")
     if not isinstance(arch, str):
         raise CheckpointError("the GGUF file has no general.architecture string")
-
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
-    context = _context(key("context_length"), f"{arch}.context_length")
+    # the architecture's keys without its prefix: "rope.freq_base" is f"{arch}.rope.freq_base"
+    keys = {k.removeprefix(f"{arch}."): v for k, v in metadata.items() if k.startswith(f"{arch}.")}
+    context = _context(keys.get("context_length"), f"{arch}.context_length")
     names = set(tensor_names)
     rope_kind = next((k for k, archs in GGUF_ROPE_TYPES.items() if arch in archs), None)
 
@@ -915,8 +777,8 @@ def gguf_encodings(
         shown = {"architecture": arch, **details}
         return [Encoding(source, kind, summary=summary, context=context, details=shown)]
 
-    if arch in _GGUF_ALIBI or key("attention.max_alibi_bias"):
-        bias = key("attention.max_alibi_bias", 8.0)
+    if arch in _GGUF_ALIBI or keys.get("attention.max_alibi_bias"):
+        bias = keys.get("attention.max_alibi_bias", 8.0)
         return found(
             "alibi", f"ALiBi (architecture {arch}), max_alibi_bias {bias:g}", max_alibi_bias=bias
         )
@@ -932,68 +794,55 @@ def gguf_encodings(
             f"architecture {arch}: llama.cpp runs no RoPE, and no position tensor or ALiBi key "
             f"says what it runs",
         )
-    return [_gguf_rope(metadata, arch, rope_kind, context, source)]
+    return [_gguf_rope(keys, arch, rope_kind, context, source)]
 
 
 def _gguf_rope(
-    metadata: Mapping[str, GGUFValue],
-    arch: str,
-    rope_kind: str | None,
-    context: int | None,
-    source: str,
+    keys: dict[str, GGUFValue], arch: str, rope_kind: str | None, context: int | None, source: str
 ) -> Encoding:
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
     notes = []
-    base = key("rope.freq_base")
+    base = keys.get("rope.freq_base")
     if base is None:
         base = DEFAULT_BASE
         notes.append(f"{arch}.rope.freq_base not set: llama.cpp defaults to {DEFAULT_BASE:g}")
     base = _number(base, f"{arch}.rope.freq_base")
-    width, heads = key("embedding_length"), key("attention.head_count")
-    head_dim = key("attention.key_length")
+    width, heads = keys.get("embedding_length"), keys.get("attention.head_count")
+    head_dim = keys.get("attention.key_length")
     if head_dim is None and width is not None and heads is not None:
         head_dim = _integer(width, f"{arch}.embedding_length", 2**24) // _integer(
             heads, f"{arch}.attention.head_count"
         )
     elif head_dim is not None:
         head_dim = _integer(head_dim, f"{arch}.attention.key_length")
-    rotary = key("rope.dimension_count", head_dim)
+    rotary = keys.get("rope.dimension_count", head_dim)
     if rotary is None:
         raise CheckpointError(
             f"the GGUF file has no {arch}.rope.dimension_count, and no embedding_length and "
             f"attention.head_count to derive the head width from"
         )
     rotary = _integer(rotary, f"{arch}.rope.dimension_count")
-    scaling = _gguf_scaling(metadata, arch, notes)
+    scaling = _gguf_scaling(keys, arch, notes)
     pairing = "unknown" if rope_kind is None else _GGUF_PAIRING.get(rope_kind, "unknown")
     if pairing == "unknown":
         notes.append(
             f"pairing unknown: llama.cpp's llama_model_rope_type gives architecture "
             f"{arch!r} {'no fixed type' if rope_kind is None else rope_kind}"
         )
-    sections = key("rope.dimension_sections")
+    sections = keys.get("rope.dimension_sections")
     theta = frequencies(rotary, base=base)
-    if scaling is not None and scaling.type == "linear" and scaling.factor:
+    if scaling is not None and scaling.factor and scaling.type == "linear":
         theta = theta / scaling.factor
-    elif (
-        scaling is not None
-        and scaling.type == "yarn"
-        and scaling.factor
-        and scaling.original_context
-    ):
-        theta, _ = rope_init(
-            {
+    elif scaling is not None and scaling.factor and scaling.type == "yarn":
+        if scaling.original_context:
+            yarn = {
                 "rope_type": "yarn",
                 "rope_theta": base,
                 "factor": scaling.factor,
                 "original_max_position_embeddings": scaling.original_context,
-                "beta_fast": key("rope.scaling.yarn_beta_fast"),
-                "beta_slow": key("rope.scaling.yarn_beta_slow"),
-            },
-            rotary,
-        )
+                "beta_fast": keys.get("rope.scaling.yarn_beta_fast"),
+                "beta_slow": keys.get("rope.scaling.yarn_beta_slow"),
+            }
+            theta, _ = rope_init(yarn, rotary)
     encoding = Encoding(
         source,
         "rope",
@@ -1013,14 +862,11 @@ def _gguf_rope(
     return encoding
 
 
-def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]) -> Scaling | None:
-    def key(name: str, default: GGUFValue | None = None) -> GGUFValue | None:
-        return metadata.get(f"{arch}.{name}", default)
-
-    kind = key("rope.scaling.type")
-    factor = key("rope.scaling.factor")
-    legacy = key("rope.scale_linear")
-    original = key("rope.scaling.original_context_length")
+def _gguf_scaling(keys: dict[str, GGUFValue], arch: str, notes: list[str]) -> Scaling | None:
+    kind = keys.get("rope.scaling.type")
+    factor = keys.get("rope.scaling.factor")
+    legacy = keys.get("rope.scale_linear")
+    original = keys.get("rope.scaling.original_context_length")
     if kind is None and legacy is not None:
         notes.append(f"the legacy key {arch}.rope.scale_linear: linear scaling by {legacy:g}")
         kind, factor = "linear", legacy
@@ -1031,7 +877,7 @@ def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]
             f"unknown {arch}.rope.scaling.type {kind!r}; llama.cpp knows {', '.join(_GGUF_SCALING)}"
         )
     extra = {
-        name.rsplit(".", 1)[1]: metadata[f"{arch}.{name}"]
+        name.rsplit(".", 1)[1]: keys[name]
         for name in (
             "rope.scaling.attn_factor",
             "rope.scaling.yarn_log_multiplier",
@@ -1041,7 +887,7 @@ def _gguf_scaling(metadata: Mapping[str, GGUFValue], arch: str, notes: list[str]
             "rope.scaling.yarn_beta_slow",
             "rope.scaling.finetuned",
         )
-        if f"{arch}.{name}" in metadata
+        if name in keys
     }
     return Scaling(
         kind,

@@ -151,11 +151,7 @@ def open_tensors(path: str | Path) -> dict[str, StoredTensor]:
             f"unknown format {suffix or '(no suffix)'!r} of {where.name}: "
             f"sinpe inspect reads {known}"
         )
-    readers = {
-        ".npy": _open_npy,
-        ".npz": _open_npz,
-        ".safetensors": _open_safetensors,
-    }
+    readers = {".npy": _open_npy, ".npz": _open_npz, ".safetensors": _open_safetensors}
     reader = readers.get(suffix, _open_torch)
     try:
         return reader(where)
@@ -219,10 +215,7 @@ def _open_npz(path: Path) -> dict[str, StoredTensor]:
             with archive.open(info) as member:
                 shape, fortran, dtype, header = _npy_header(member, f"{path.name}[{name}]")
             tensors[name] = StoredTensor(
-                name,
-                shape,
-                dtype.name,
-                _npz_loader(path, info, shape, fortran, dtype, header),
+                name, shape, dtype.name, _npz_loader(path, info, shape, fortran, dtype, header)
             )
     return tensors
 

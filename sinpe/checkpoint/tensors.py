@@ -138,10 +138,6 @@ def position_tensors(tensors: dict[str, StoredTensor]) -> list[str]:
     return [name for name in position_names(tensors) if _encodes(tensors[name])]
 
 
-def _floating(dtype: str) -> bool:
-    return dtype.startswith(("float", "bfloat"))
-
-
 def inspect_tensor(stored: StoredTensor) -> Finding:
     """Read one tensor of :func:`~sinpe.checkpoint.files.open_tensors`: which encoding is it?
 
@@ -166,7 +162,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
             f"stored must be a StoredTensor (from sinpe.checkpoint.files.open_tensors), "
             f"got {stored!r}"
         )
-    if not _floating(stored.dtype):
+    if not stored.dtype.startswith(("float", "bfloat")):
         guess = " (position ids?)" if stored.dtype.startswith(("int", "uint")) else ""
         raise CheckpointError(
             f"{stored.name} holds {stored.dtype} values{guess}, not real floating-point "
@@ -491,12 +487,7 @@ def _ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def _computed_in(
-    match: _Match,
-    sample: np.ndarray,
-    picks: np.ndarray,
-    width: int,
-    exact: np.ndarray,
-    dtype: str,
+    match: _Match, sample: np.ndarray, picks: np.ndarray, width: int, exact: np.ndarray, dtype: str
 ) -> str:
     """The precision the phases were computed in, from how the error grows with the phase.
 
@@ -574,18 +565,9 @@ def _inspect_inv_freq(theta: np.ndarray, tolerance: float) -> Verdict:
     fitted = _power(
         math.e, -pairs * float(np.sum(index * np.log(theta * factor)) / np.sum(index**2))
     )
-    base = (
-        next(
-            (
-                b
-                for b in (_round(fitted), fitted)
-                if _close(theta * factor, frequencies(width, base=b), tolerance)
-            ),
-            None,
-        )
-        if math.isfinite(fitted) and fitted > 1
-        else None
-    )
+    bases = (_round(fitted), fitted) if math.isfinite(fitted) and fitted > 1 else ()
+    fits = (b for b in bases if _close(theta * factor, frequencies(width, base=b), tolerance))
+    base = next(fits, None)
     if base is not None:
         if _close(np.array([factor]), np.array([1.0]), tolerance):
             details.update(scaling="plain", base=base, factor=1.0)
@@ -658,21 +640,16 @@ def _ramp_of(
     theta: np.ndarray, width: int, base: float, factor: float, tolerance: float
 ) -> Details | None:
     for length in _LENGTHS:
+        found = {"base": base, "factor": factor, "original_length": length}
         for ramp in ("released", "paper"):
             expected = scaled_frequencies(
                 width, factor, method="yarn", base=base, original_length=length, ramp=ramp
             )
             if _close(theta, expected, tolerance):
-                return {
-                    "scaling": "yarn",
-                    "ramp": ramp,
-                    "base": base,
-                    "factor": factor,
-                    "original_length": length,
-                }
+                return {"scaling": "yarn", "ramp": ramp, **found}
         expected = llama3_frequencies(width, factor, base=base, original_length=length)
         if _close(theta, expected, tolerance):
-            return {"scaling": "llama3", "base": base, "factor": factor, "original_length": length}
+            return {"scaling": "llama3", **found}
     return None
 
 
@@ -721,7 +698,7 @@ def tensor_encoding(stored: StoredTensor, declared: Sequence[Encoding] = ()) -> 
     """
     name = stored.name
     rope = next((e for e in declared if e.kind == "rope"), None)
-    if _is_gguf_factors(name):
+    if name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short.")):
         return _gguf_factors(stored, rope)
     finding = inspect_tensor(stored)
     found = Encoding(
@@ -757,12 +734,7 @@ _KIND_OF = {"table": "sinusoidal", "rope": "rope", "alibi": "alibi"}
 
 
 def _is_inv_freq(name: str) -> bool:
-    lowered = name.lower()
-    return lowered.endswith("inv_freq") or lowered.endswith("rope.freqs")
-
-
-def _is_gguf_factors(name: str) -> bool:
-    return name.startswith(("rope_freqs.", "rope_factors_long.", "rope_factors_short."))
+    return name.lower().endswith(("inv_freq", "rope.freqs"))
 
 
 def _table_encoding(found: Encoding, finding: Finding, declared: Sequence[Encoding]) -> None:
@@ -777,9 +749,7 @@ def _table_encoding(found: Encoding, finding: Finding, declared: Sequence[Encodi
         found.kind = "learned"
         if untrained:
             found.notes.append("its entries look like N(0, 0.02) noise: an untrained table?")
-        found.summary = (
-            f"a learned table of {details.get('rows')} positions (as the model declares)"
-        )
+        found.summary = f"a learned table of {found.context} positions (as the model declares)"
         return
     if finding.verdict == "unknown":
         found.kind = "unknown"
