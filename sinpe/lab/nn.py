@@ -175,8 +175,7 @@ def relu(x: npt.ArrayLike) -> np.ndarray:
     >>> relu([-1.5, 0.0, 2.0]).tolist()
     [0.0, 0.0, 2.0]
     """
-    values = check_float_array(x, "x")
-    return _relu(values)
+    return _relu(check_float_array(x, "x"))
 
 
 def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
@@ -248,7 +247,6 @@ def softmax_cross_entropy(
     the gradient ``1/4 - 1`` at the target, ``1/4`` elsewhere:
 
     >>> import numpy as np
-    >>> from sinpe.lab.nn import softmax_cross_entropy
     >>> loss, grad = softmax_cross_entropy(np.zeros((1, 4)), [2])
     >>> bool(np.isclose(loss, np.log(4))), grad.tolist()
     (True, [[0.25, 0.25, -0.75, 0.25]])
@@ -1376,13 +1374,9 @@ def mean_squared_error(
     >>> loss, grad.tolist()
     (5.0, [1.0, 3.0])
     """
+    hint = "pass one target per prediction"
     predicted, wanted = check_pair(
-        prediction,
-        target,
-        ("prediction", "target"),
-        hint="pass one target per prediction",
-        allow_empty=True,
-        keep_dtype=True,
+        prediction, target, ("prediction", "target"), hint=hint, allow_empty=True, keep_dtype=True
     )
     if predicted.size == 0:
         raise ValueError("prediction and target are empty; pass at least one value")
