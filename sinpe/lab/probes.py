@@ -472,11 +472,7 @@ def linear_probe(
 @one_blas_thread
 @constrained(n_train=_COUNT, max_offset=_COUNT, ridge=_RIDGE)
 def position_probes(
-    states: npt.ArrayLike,
-    *,
-    n_train: int,
-    max_offset: int,
-    ridge: float = 1e-3,
+    states: npt.ArrayLike, *, n_train: int, max_offset: int, ridge: float = 1e-3
 ) -> tuple[float, float]:
     """How well a position, and an offset, can be read linearly from hidden states.
 
@@ -572,8 +568,7 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
     ids = nn._checked_tokens(model, tokens)
     attention = _attention(model, layer)
     model.forward(ids)
-    weights = attention.attention_weights
-    return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
+    return float(attention.attention_weights.max(axis=-1).mean())  # (B, H, T, T) weights
 
 
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
@@ -601,5 +596,4 @@ def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.n
             f"token position), got {order.tolist()[:10]}"
         )
     outputs = model.forward(ids)
-    permuted_outputs = model.forward(ids[:, order])
-    return float(np.max(np.abs(outputs[:, order] - permuted_outputs)))
+    return float(np.max(np.abs(outputs[:, order] - model.forward(ids[:, order]))))
