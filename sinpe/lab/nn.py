@@ -627,8 +627,7 @@ class Module:
         """Convert every parameter to ``dtype`` in place, gradients reset to 0; returns self."""
         for module in self._modules():
             for name in module.params:
-                module.params[name] = module.params[name].astype(dtype)
-                module.grads[name] = np.zeros_like(module.params[name])
+                module._add(name, module.params[name].astype(dtype))
         return self
 
     def _modules(self) -> Iterator[Module]:
