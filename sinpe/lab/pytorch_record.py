@@ -82,10 +82,8 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
             "the file is not a record of scripts/make_torch_fixtures.py (no 'n_heads' or "
             "'torch_version'); leave path out to load the record shipped with sinpe"
         )
-    n_heads = int(arrays["n_heads"])
-    cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
-    layers = []
-    for case in cases:
+    n_heads, layers = int(arrays["n_heads"]), []
+    for case in sorted({key.split("/")[0] for key in arrays if "/" in key}):
         norm, activation, _ = case.split("-")
         prefix = f"{case}/state/"
         state = {
