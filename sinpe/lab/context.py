@@ -1,8 +1,6 @@
 """A trained RoPE model stretched, without training, to a longer context.
 
-:func:`extend_context` copies a :class:`sinpe.lab.nn.TokenModel` built with
-``encoding="rope"`` and rotates every attention layer of the copy with the scaled
-frequencies of :func:`sinpe.rope.scaled_frequencies`. NumPy only.
+:func:`extend_context` does it, on a copy; NumPy only.
 """
 
 from __future__ import annotations
@@ -61,16 +59,14 @@ def extend_context(
     >>> attention.frequencies.shape, round(attention.temperature, 6)   # head width 4
     ((2,), 0.771321)
     """
-    layers = [model.layers[index] for index in range(model.n_layers)]
-    if not layers or any(layer.self_attn.encoding != "rope" for layer in layers):
+    if not model.layers or any(layer.self_attn.encoding != "rope" for layer in model.layers):
         raise ValueError(
             "extend_context stretches RoPE; pass a model built with encoding='rope' "
             "(and at least one layer)"
         )
     stretched = copy.deepcopy(model)
     temperature = yarn_temperature(factor) if method == "yarn" else 1.0
-    for index in range(stretched.n_layers):
-        attention = stretched.layers[index].self_attn
+    for attention in (layer.self_attn for layer in stretched.layers):
         head_width = attention.params["in_proj_weight"].shape[1] // attention.n_heads
         theta = scaled_frequencies(
             head_width, factor, method=method, original_length=original_length, ramp=ramp

@@ -175,8 +175,7 @@ def relu(x: npt.ArrayLike) -> np.ndarray:
     >>> relu([-1.5, 0.0, 2.0]).tolist()
     [0.0, 0.0, 2.0]
     """
-    values = check_float_array(x, "x")
-    return _relu(values)
+    return _relu(check_float_array(x, "x"))
 
 
 def relu_backward(dout: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
@@ -248,7 +247,6 @@ def softmax_cross_entropy(
     the gradient ``1/4 - 1`` at the target, ``1/4`` elsewhere:
 
     >>> import numpy as np
-    >>> from sinpe.lab.nn import softmax_cross_entropy
     >>> loss, grad = softmax_cross_entropy(np.zeros((1, 4)), [2])
     >>> bool(np.isclose(loss, np.log(4))), grad.tolist()
     (True, [[0.25, 0.25, -0.75, 0.25]])
@@ -629,8 +627,7 @@ class Module:
         """Convert every parameter to ``dtype`` in place, gradients reset to 0; returns self."""
         for module in self._modules():
             for name in module.params:
-                module.params[name] = module.params[name].astype(dtype)
-                module.grads[name] = np.zeros_like(module.params[name])
+                module._add(name, module.params[name].astype(dtype))
         return self
 
     def _modules(self) -> Iterator[Module]:
@@ -1064,8 +1061,8 @@ class PreNormEncoderLayer(EncoderLayer):
 
 class NoResidualEncoderLayer(EncoderLayer):
     """An ablation (``residual=False``, not a PyTorch option): post-LN without the skip
-    connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, so the input reaches the
-    output only through what attention and the feed-forward block pass on.
+    connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))`` (pre-LN: the subclass), so the
+    input reaches the output only through what attention and the feed-forward block pass on.
     """
 
     residual = False
@@ -1078,37 +1075,25 @@ class NoResidualEncoderLayer(EncoderLayer):
         positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
+        if self.norm_first:
+            h = self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
+            return self._feed_forward(self.norm2(h))  # (B, T, D)
         h = self.norm1(self.self_attn(x, mask, key_padding_mask, positions))  # (B, T, D)
         return self.norm2(self._feed_forward(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """The chain rule through each block, nothing skips it; the gradient of ``x``."""
+        if self.norm_first:
+            dh = self.norm2.backward(self._feed_forward_backward(dout))  # d attn output
+            return self.norm1.backward(self.self_attn.backward(dh))
         dh = self._feed_forward_backward(self.norm2.backward(dout))  # d norm1 output
         return self.self_attn.backward(self.norm1.backward(dh))
 
 
-class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
+class PreNormNoResidualEncoderLayer(NoResidualEncoderLayer, PreNormEncoderLayer):
     """The ablation of :class:`NoResidualEncoderLayer` in pre-LN: ``h =
     attn(norm1(x))``, ``y = ff(norm2(h))``.
     """
-
-    residual = False
-
-    def forward(
-        self,
-        x: np.ndarray,
-        mask: Mask = None,
-        key_padding_mask: Mask = None,
-        positions: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
-        h = self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
-        return self._feed_forward(self.norm2(h))  # (B, T, D)
-
-    def backward(self, dout: np.ndarray) -> np.ndarray:
-        """The chain rule through each block, nothing skips it; the gradient of ``x``."""
-        dh = self.norm2.backward(self._feed_forward_backward(dout))  # d attn output
-        return self.norm1.backward(self.self_attn.backward(dh))
 
 
 #: The layer of each ``(norm_first, residual)`` of a config, chosen here only.
@@ -1388,13 +1373,9 @@ def mean_squared_error(
     >>> loss, grad.tolist()
     (5.0, [1.0, 3.0])
     """
+    hint = "pass one target per prediction"
     predicted, wanted = check_pair(
-        prediction,
-        target,
-        ("prediction", "target"),
-        hint="pass one target per prediction",
-        allow_empty=True,
-        keep_dtype=True,
+        prediction, target, ("prediction", "target"), hint=hint, allow_empty=True, keep_dtype=True
     )
     if predicted.size == 0:
         raise ValueError("prediction and target are empty; pass at least one value")

@@ -64,11 +64,7 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
     shipped with sinpe (16 layers), so this works from an installed wheel, on
     Colab or Binder as in a clone. The layers are sorted by case name.
     """
-    if path is None:
-        source = resources.files("sinpe").joinpath("data", RECORD_NAME)
-        with resources.as_file(source) as file, np.load(file) as record:
-            arrays = {key: record[key] for key in record.files}
-    else:
+    if path is not None:
         if not isinstance(path, (str, Path)):
             raise TypeError(
                 f"path must be a file name or a pathlib.Path, got {type(path).__name__}; "
@@ -78,17 +74,16 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
             raise FileNotFoundError(
                 f"no file {str(path)!r}; leave path out to load the record shipped with sinpe"
             )
-        with np.load(path) as record:
-            arrays = {key: record[key] for key in record.files}
+    source = resources.files("sinpe").joinpath("data", RECORD_NAME) if path is None else Path(path)
+    with resources.as_file(source) as file, np.load(file) as record:
+        arrays = {key: record[key] for key in record.files}
     if "n_heads" not in arrays or "torch_version" not in arrays:
         raise ValueError(
             "the file is not a record of scripts/make_torch_fixtures.py (no 'n_heads' or "
             "'torch_version'); leave path out to load the record shipped with sinpe"
         )
-    n_heads = int(arrays["n_heads"])
-    cases = sorted({key.split("/")[0] for key in arrays if "/" in key})
-    layers = []
-    for case in cases:
+    n_heads, layers = int(arrays["n_heads"]), []
+    for case in sorted({key.split("/")[0] for key in arrays if "/" in key}):
         norm, activation, _ = case.split("-")
         prefix = f"{case}/state/"
         state = {
@@ -97,14 +92,6 @@ def recorded_layers(path: str | Path | None = None) -> tuple[str, list[RecordedL
         layer = nn.EncoderLayer.from_state_dict(
             state, n_heads=n_heads, norm_first=norm == "pre", activation=activation
         )
-        layers.append(
-            RecordedLayer(
-                case,
-                layer,
-                arrays[f"{case}/x"],
-                arrays[f"{case}/y"],
-                arrays.get(f"{case}/mask"),
-                arrays.get(f"{case}/key_padding_mask"),
-            )
-        )
+        masks = (arrays.get(f"{case}/{name}") for name in ("mask", "key_padding_mask"))
+        layers.append(RecordedLayer(case, layer, arrays[f"{case}/x"], arrays[f"{case}/y"], *masks))
     return str(arrays["torch_version"]), layers

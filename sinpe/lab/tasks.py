@@ -133,13 +133,11 @@ def reversal_ceiling(vocab: int, length: int) -> float:
     numerator = 0
     for partition in _partitions(length, min(vocab, length), length):
         # count vectors that sort to this one: V! / ((V - parts)! prod(multiplicity)!)
-        arrangements = math.perm(vocab, len(partition))
         multiplicities = Counter(partition)
-        for multiplicity in multiplicities.values():
-            arrangements //= math.factorial(multiplicity)
-        sequences = math.factorial(length)  # sequences with one such count vector
-        for count in partition:
-            sequences //= math.factorial(count)
+        arrangements = math.perm(vocab, len(partition))
+        arrangements //= math.prod(map(math.factorial, multiplicities.values()))
+        # sequences with one such count vector: L! / prod(count!)
+        sequences = math.factorial(length) // math.prod(map(math.factorial, partition))
         # Sum over the tokens a of c_a * max_v c'_v: removing one copy of a lowers the
         # maximum only when a is the unique most frequent token.
         largest = partition[0]

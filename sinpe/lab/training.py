@@ -8,7 +8,7 @@ One loop serves :func:`train` (batches of a task of :mod:`sinpe.lab.tasks`) and
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -310,39 +310,32 @@ def train(
             raise TypeError("held_out must be a pair (tokens, targets) of (B, T) integer arrays")
         token_accuracy(model, *held_out, causal=causal)  # checks them before training
 
-    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
+    def loss_and_gradient() -> tuple[float, np.ndarray]:
         tokens, targets = task(rng, batch, length, vocab)
         return nn.softmax_cross_entropy(model.forward(tokens, mask=mask), targets)
 
-    def record(step: int, loss: float) -> None:
+    for step, loss in _adam(model, loss_and_gradient, steps=steps, lr=lr):
         log.losses.append(loss)
         if held_out is not None and (step % eval_every == 0 or step == steps):
             log.eval_steps.append(step)
             log.eval_accuracy.append(float(token_accuracy(model, *held_out, causal=causal)))
-
-    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
 
 
 def _adam(
     model: nn.Module,
-    loss_and_gradient: Callable[[int], tuple[float, np.ndarray]],
-    record: Callable[[int, float], None],
+    loss_and_gradient: Callable[[], tuple[float, np.ndarray]],
     *,
     steps: int,
     lr: float,
-) -> None:
-    """The loop of :func:`train` and :func:`fit_regression`: Adam, full steps.
-
-    Each step zeroes the gradients, back-propagates the loss's gradient, updates,
-    checks that the loss and every parameter are finite, then calls
-    ``record(step, loss)``.
-    """
+) -> Iterator[tuple[int, float]]:
+    """The loop of :func:`train` and :func:`fit_regression`: Adam's steps, each yielding
+    ``(step, loss)`` once the loss and the updated parameters are found finite."""
     optimizer = Adam(model, lr=lr)
     for step in range(1, steps + 1):
         model.zero_grad()
         with np.errstate(all="ignore"):  # a diverging run is reported below, in words
-            loss, gradient = loss_and_gradient(step)
+            loss, gradient = loss_and_gradient()
             model.backward(gradient)
             optimizer.step()
         finite = math.isfinite(loss) and all(
@@ -353,7 +346,7 @@ def _adam(
                 f"training diverged at step {step}: the loss or a parameter is no longer "
                 f"finite; lower lr (e.g. to 1e-3) or rescale the data"
             )
-        record(step, loss)
+        yield step, loss
 
 
 @dataclass
@@ -424,7 +417,7 @@ def fit_regression(
         eval_inputs = check_float_array(eval_inputs, "eval_inputs", ndim=2)
     log = RegressionLog()
 
-    def loss_and_gradient(step: int) -> tuple[float, np.ndarray]:
+    def loss_and_gradient() -> tuple[float, np.ndarray]:
         prediction = model.forward(inputs)
         if prediction.shape != targets.shape:
             raise ValueError(
@@ -435,13 +428,11 @@ def fit_regression(
             return math.nan, np.zeros_like(prediction)  # reported as a divergence
         return nn.mean_squared_error(prediction, targets)
 
-    def record(step: int, loss: float) -> None:
+    for step, loss in _adam(model, loss_and_gradient, steps=steps, lr=lr):
         log.losses.append(loss)
         if eval_inputs is not None and (step % record_every == 0 or step == steps):
             log.steps.append(step)
             log.predictions.append(model.forward(eval_inputs))
-
-    _adam(model, loss_and_gradient, record, steps=steps, lr=lr)
     return log
 
 
