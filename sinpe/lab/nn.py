@@ -1061,8 +1061,8 @@ class PreNormEncoderLayer(EncoderLayer):
 
 class NoResidualEncoderLayer(EncoderLayer):
     """An ablation (``residual=False``, not a PyTorch option): post-LN without the skip
-    connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))`` (pre-LN: the subclass), so the
-    input reaches the output only through what attention and the feed-forward block pass on.
+    connections, ``h = norm1(attn(x))``, ``y = norm2(ff(h))``, so the input reaches the
+    output only through what attention and the feed-forward block pass on.
     """
 
     residual = False
@@ -1075,25 +1075,37 @@ class NoResidualEncoderLayer(EncoderLayer):
         positions: np.ndarray | None = None,
     ) -> np.ndarray:
         """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
-        if self.norm_first:
-            h = self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
-            return self._feed_forward(self.norm2(h))  # (B, T, D)
         h = self.norm1(self.self_attn(x, mask, key_padding_mask, positions))  # (B, T, D)
         return self.norm2(self._feed_forward(h))  # (B, T, D)
 
     def backward(self, dout: np.ndarray) -> np.ndarray:
         """The chain rule through each block, nothing skips it; the gradient of ``x``."""
-        if self.norm_first:
-            dh = self.norm2.backward(self._feed_forward_backward(dout))  # d attn output
-            return self.norm1.backward(self.self_attn.backward(dh))
         dh = self._feed_forward_backward(self.norm2.backward(dout))  # d norm1 output
         return self.self_attn.backward(self.norm1.backward(dh))
 
 
-class PreNormNoResidualEncoderLayer(NoResidualEncoderLayer, PreNormEncoderLayer):
+class PreNormNoResidualEncoderLayer(PreNormEncoderLayer):
     """The ablation of :class:`NoResidualEncoderLayer` in pre-LN: ``h =
     attn(norm1(x))``, ``y = ff(norm2(h))``.
     """
+
+    residual = False
+
+    def forward(
+        self,
+        x: np.ndarray,
+        mask: Mask = None,
+        key_padding_mask: Mask = None,
+        positions: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Each block sees only the last one's output, ``(B, T, D) -> (B, T, D)``."""
+        h = self.self_attn(self.norm1(x), mask, key_padding_mask, positions)  # (B, T, D)
+        return self._feed_forward(self.norm2(h))  # (B, T, D)
+
+    def backward(self, dout: np.ndarray) -> np.ndarray:
+        """The chain rule through each block, nothing skips it; the gradient of ``x``."""
+        dh = self.norm2.backward(self._feed_forward_backward(dout))  # d attn output
+        return self.norm1.backward(self.self_attn.backward(dh))
 
 
 #: The layer of each ``(norm_first, residual)`` of a config, chosen here only.
