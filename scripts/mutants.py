@@ -2166,7 +2166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="parallel workers (2)")
     parser.add_argument(
-        "--fresh", action="store_true", help="ignore the killers of the last run (_build/)"
+        "--fresh",
+        action="store_true",
+        help="ignore the committed killers of the last run (tests/data/mutant_killers.json)",
     )
     args = parser.parse_args(argv)
     mutants = selected(args.only)
