@@ -830,19 +830,23 @@ def _gguf_rope(
         )
     sections = keys.get("rope.dimension_sections")
     theta = frequencies(rotary, base=base)
-    if scaling is not None and scaling.factor and scaling.type == "linear":
+    if scaling is not None and scaling.type == "linear" and scaling.factor:
         theta = theta / scaling.factor
-    elif scaling is not None and scaling.factor and scaling.type == "yarn":
-        if scaling.original_context:
-            yarn = {
-                "rope_type": "yarn",
-                "rope_theta": base,
-                "factor": scaling.factor,
-                "original_max_position_embeddings": scaling.original_context,
-                "beta_fast": keys.get("rope.scaling.yarn_beta_fast"),
-                "beta_slow": keys.get("rope.scaling.yarn_beta_slow"),
-            }
-            theta, _ = rope_init(yarn, rotary)
+    elif (
+        scaling is not None
+        and scaling.type == "yarn"
+        and scaling.factor
+        and scaling.original_context
+    ):
+        yarn = {
+            "rope_type": "yarn",
+            "rope_theta": base,
+            "factor": scaling.factor,
+            "original_max_position_embeddings": scaling.original_context,
+            "beta_fast": keys.get("rope.scaling.yarn_beta_fast"),
+            "beta_slow": keys.get("rope.scaling.yarn_beta_slow"),
+        }
+        theta, _ = rope_init(yarn, rotary)
     encoding = Encoding(
         source,
         "rope",

@@ -91,6 +91,11 @@ class StoredTensor:
     dtype: str
     loader: Callable[[], np.ndarray]
 
+    @property
+    def floating(self) -> bool:
+        """Whether the values are real floating-point numbers (``float*`` or ``bfloat16``)."""
+        return self.dtype.startswith(("float", "bfloat"))
+
     def read(self) -> np.ndarray:
         """The values: a memory-mapped array where the format allows, else in memory.
 

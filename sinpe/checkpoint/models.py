@@ -72,7 +72,7 @@ def position_names(names: Iterable[str]) -> list[str]:
 
 def _encodes(stored: StoredTensor) -> bool:
     """Floating values, more than one: not a ``position_ids`` buffer, not a scalar."""
-    return stored.dtype.startswith(("float", "bfloat")) and math.prod(stored.shape) > 1
+    return stored.floating and math.prod(stored.shape) > 1
 
 
 def read_model(path: str | os.PathLike) -> Model:

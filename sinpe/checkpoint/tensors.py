@@ -162,7 +162,7 @@ def inspect_tensor(stored: StoredTensor) -> Finding:
             f"stored must be a StoredTensor (from sinpe.checkpoint.files.open_tensors), "
             f"got {stored!r}"
         )
-    if not stored.dtype.startswith(("float", "bfloat")):
+    if not stored.floating:
         guess = " (position ids?)" if stored.dtype.startswith(("int", "uint")) else ""
         raise CheckpointError(
             f"{stored.name} holds {stored.dtype} values{guess}, not real floating-point "
