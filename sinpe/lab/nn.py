@@ -247,6 +247,7 @@ def softmax_cross_entropy(
     the gradient ``1/4 - 1`` at the target, ``1/4`` elsewhere:
 
     >>> import numpy as np
+    >>> from sinpe.lab.nn import softmax_cross_entropy
     >>> loss, grad = softmax_cross_entropy(np.zeros((1, 4)), [2])
     >>> bool(np.isclose(loss, np.log(4))), grad.tolist()
     (True, [[0.25, 0.25, -0.75, 0.25]])
@@ -1385,9 +1386,13 @@ def mean_squared_error(
     >>> loss, grad.tolist()
     (5.0, [1.0, 3.0])
     """
-    hint = "pass one target per prediction"
     predicted, wanted = check_pair(
-        prediction, target, ("prediction", "target"), hint=hint, allow_empty=True, keep_dtype=True
+        prediction,
+        target,
+        ("prediction", "target"),
+        hint="pass one target per prediction",
+        allow_empty=True,
+        keep_dtype=True,
     )
     if predicted.size == 0:
         raise ValueError("prediction and target are empty; pass at least one value")

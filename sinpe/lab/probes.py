@@ -98,6 +98,7 @@ def query_key_form(model: nn.TokenModel, *, layer: int = 0, head: int = 0) -> np
 
     >>> import numpy as np
     >>> from sinpe.lab import nn
+    >>> from sinpe.lab.probes import query_key_form
     >>> model = nn.TokenModel(nn.ModelConfig(vocab=4, d_model=2, n_heads=1, d_ff=4, n_layers=1))
     >>> weight = model.layers[0].self_attn.params["in_proj_weight"]
     >>> weight[:2], weight[2:4] = np.eye(2), 2 * np.eye(2)
@@ -152,6 +153,7 @@ def pair_blocks(form: npt.ArrayLike, *, layout: str = "interleaved") -> PairBloc
     that looks one position back, rotation angle ``-1``:
 
     >>> import numpy as np
+    >>> from sinpe.lab.probes import pair_blocks
     >>> c, s = np.cos(1.0), np.sin(1.0)
     >>> blocks = pair_blocks([[c, s], [-s, c]])
     >>> float(blocks.rotation[0]), round(float(blocks.rotation_angle[0]), 12)
@@ -185,6 +187,7 @@ def attention_entropy(weights: npt.ArrayLike) -> np.ndarray:
 
     Examples
     --------
+    >>> from sinpe.lab.probes import attention_entropy
     >>> attention_entropy([[1.0, 0.0], [0.5, 0.5]]).round(6).tolist()   # 0 and ln 2
     [0.0, 0.693147]
     """
@@ -202,6 +205,7 @@ def attention_on(weights: npt.ArrayLike, keys: npt.ArrayLike) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
+    >>> from sinpe.lab.probes import attention_on
     >>> weights = np.array([[1.0, 0.0], [0.25, 0.75]])
     >>> attention_on(weights, [0, 0]).tolist()   # both queries' weight on key 0
     [1.0, 0.25]
@@ -256,6 +260,7 @@ def unseen_phases(
     One pair with ``w = 1``, trained on positions 0 and 1 (angles 0 and 1 rad):
     position 2 (2 rad) is a whole step past the arc; 1.4 is within half a step.
 
+    >>> from sinpe.lab.probes import unseen_phases
     >>> unseen_phases([1.4, 2.0], 2, trained_length=2)[:, 0].tolist()
     [False, True]
     """
@@ -290,6 +295,7 @@ def position_spectrum(table: npt.ArrayLike) -> np.ndarray:
     One channel that goes round twice in 8 positions: all its power at 2 cycles.
 
     >>> import numpy as np
+    >>> from sinpe.lab.probes import position_spectrum
     >>> column = np.cos(2 * np.pi * 2 * np.arange(8) / 8)[:, None]
     >>> position_spectrum(column).round(12).tolist()
     [0.0, 0.0, 1.0, 0.0, 0.0]
@@ -322,6 +328,7 @@ def shift_rotation_residual(table: npt.ArrayLike, *, offset: int = 1) -> float:
     Examples
     --------
     >>> import numpy as np, sinpe
+    >>> from sinpe.lab.probes import shift_rotation_residual
     >>> table = sinpe.positional_encoding(np.arange(32), 8)
     >>> shift_rotation_residual(table) < 1e-12
     True
@@ -561,7 +568,8 @@ def attention_peak(model: nn.TokenModel, tokens: np.ndarray, *, layer: int = 0) 
     ids = nn._checked_tokens(model, tokens)
     attention = _attention(model, layer)
     model.forward(ids)
-    return float(attention.attention_weights.max(axis=-1).mean())  # (B, H, T, T) weights
+    weights = attention.attention_weights
+    return float(weights.max(axis=-1).mean())  # (B, H, T, T) -> mean over B, H, T
 
 
 def equivariance_gap(model: nn.TokenModel, tokens: np.ndarray, permutation: np.ndarray) -> float:
